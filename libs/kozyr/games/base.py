@@ -1,0 +1,234 @@
+"""What every game decider shares: turns, rule errors, localised texts, the event codec.
+
+A game is a module exposing the decider functions of DESIGN.md §3 (see `Decider`).
+Commands and events are frozen dataclasses; events are stored as JSON through
+`encode_event`/`decode_event`, which know cards, card tuples, seeds and enums.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import types
+import typing
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any, Protocol
+
+from kozyr.games.cards import Card, parse_card
+
+
+class Lang(StrEnum):
+    """Languages of player-facing texts (the languages of the rule texts)."""
+
+    EN = "en"
+    RO = "ro"
+    IT = "it"
+
+
+Texts = Mapping[Lang, str]
+"""One message in every language; `str.format` placeholders filled from error params."""
+
+
+def parse_lang(value: str | None) -> Lang:
+    """A language tag like "ro", "it-IT" or "en_GB" → Lang; English when unknown."""
+    if value:
+        prefix = value.strip().lower()[:2]
+        for lang in Lang:
+            if lang.value == prefix:
+                return lang
+    return Lang.EN
+
+
+class GameError(Exception):
+    """Base of the rules' typed errors; the service maps them to gRPC statuses."""
+
+    reason: str = "GAME_ERROR"
+
+
+class OptionsError(GameError):
+    """Table options that are unknown or out of range (the table cannot be created)."""
+
+    reason = "INVALID_OPTIONS"
+
+
+class RuleError(GameError):
+    """An illegal command: a stable reason code plus a message in every language.
+
+    `reason` is what clients and tests match on (never the text). `texts` are
+    templates; `message(lang)` fills them with `params`.
+    """
+
+    def __init__(self, reason: str, texts: Texts, **params: object) -> None:
+        self.reason = reason
+        self.texts = texts
+        self.params = params
+        super().__init__(f"{reason}: {self.message(Lang.EN)}")
+
+    def message(self, lang: Lang | str = Lang.EN) -> str:
+        lang = lang if isinstance(lang, Lang) else parse_lang(lang)
+        template = self.texts.get(lang) or self.texts[Lang.EN]
+        return template.format(**self.params)
+
+
+# Reasons common to both games. Game modules add their own catalogues.
+COMMON_TEXTS: Mapping[str, Texts] = {
+    "NOT_YOUR_TURN": {
+        Lang.EN: "It is not your turn.",
+        Lang.RO: "Nu este rândul tău.",
+        Lang.IT: "Non è il tuo turno.",
+    },
+    "GAME_OVER": {
+        Lang.EN: "The game is over.",
+        Lang.RO: "Jocul s-a terminat.",
+        Lang.IT: "La partita è finita.",
+    },
+    "WRONG_PHASE": {
+        Lang.EN: "This move is not possible now.",
+        Lang.RO: "Această mutare nu este posibilă acum.",
+        Lang.IT: "Questa mossa non è possibile ora.",
+    },
+    "CARD_NOT_IN_HAND": {
+        Lang.EN: "You do not hold {card}.",
+        Lang.RO: "Nu ai cartea {card}.",
+        Lang.IT: "Non hai la carta {card}.",
+    },
+    "INVALID_SEAT": {
+        Lang.EN: "There is no seat {seat} at this table.",
+        Lang.RO: "Nu există locul {seat} la această masă.",
+        Lang.IT: "Non c'è il posto {seat} a questo tavolo.",
+    },
+    "NOT_A_PLAYER_MOVE": {
+        Lang.EN: "Only the table itself makes this move.",
+        Lang.RO: "Doar masa face această mutare.",
+        Lang.IT: "Solo il tavolo fa questa mossa.",
+    },
+}
+
+
+def rule_error(catalogue: Mapping[str, Texts], reason: str, **params: object) -> RuleError:
+    """Build the RuleError for `reason` from a game catalogue (falling back to common)."""
+    texts = catalogue.get(reason) or COMMON_TEXTS[reason]
+    return RuleError(reason, texts, **params)
+
+
+CHANCE = "chance"
+"""Turn kind meaning the table itself must act: supply a seed (shuffle, draw)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """Who must act next and what kind of decision it is.
+
+    `number` grows by one at every new decision: the clock keys its timers and the
+    table's ExpireTurn its idempotency on it. `seats` are the seats that may act —
+    one seat, or a whole team when any of them may confirm (Khözör's opener).
+    `kind` is a game-specific decision name, or CHANCE when the table must supply
+    a seed, or "over" when the game has ended.
+    """
+
+    number: int
+    kind: str
+    seats: tuple[int, ...] = ()
+
+    @property
+    def is_chance(self) -> bool:
+        return self.kind == CHANCE
+
+
+class Decider(Protocol):
+    """The shape of a game module (DESIGN.md §3). State and events are game types."""
+
+    GAME_ID: str
+    SEATS: int
+
+    def initial_state(self, options: Mapping[str, Any]) -> Any: ...
+    def decide(self, state: Any, command: Any) -> list[Any]: ...
+    def evolve(self, state: Any, event: Any) -> Any: ...
+    def legal_commands(self, state: Any, seat: int) -> list[Any]: ...
+    def view(self, state: Any, seat: int | None) -> dict[str, Any]: ...
+    def is_over(self, state: Any) -> bool: ...
+    def result(self, state: Any) -> dict[str, Any]: ...
+    def default_command(self, state: Any, seat: int) -> Any: ...
+    def turn(self, state: Any) -> Turn: ...
+    def chance_command(self, state: Any, seed: bytes) -> Any: ...
+    def redact(self, event: Any, seat: int | None) -> dict[str, Any] | None: ...
+
+
+# --------------------------------------------------------------------------- codec
+
+
+def to_json(value: Any) -> Any:
+    """A command/event field value → JSON: cards as text, bytes as hex, enums by value."""
+    if isinstance(value, Card):
+        return str(value)
+    if isinstance(value, bytes):
+        return value.hex()
+    if isinstance(value, enum.Enum):
+        return value.value
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: to_json(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, Mapping):
+        return {str(k): to_json(v) for k, v in value.items()}
+    if isinstance(value, (tuple, list, frozenset, set)):
+        return [to_json(v) for v in value]
+    return value
+
+
+def from_json(tp: Any, value: Any) -> Any:
+    """Inverse of `to_json` guided by a type annotation (a resolved type hint)."""
+    origin = typing.get_origin(tp)
+    if tp is Any:
+        return value
+    if origin in (typing.Union, types.UnionType):
+        if value is None:
+            return None
+        arms = [a for a in typing.get_args(tp) if a is not type(None)]
+        return from_json(arms[0], value)
+    if origin is tuple:
+        args = typing.get_args(tp)
+        if len(args) == 2 and args[1] is Ellipsis:
+            return tuple(from_json(args[0], v) for v in value)
+        return tuple(from_json(a, v) for a, v in zip(args, value, strict=True))
+    if origin is frozenset:
+        (arg,) = typing.get_args(tp)
+        return frozenset(from_json(arg, v) for v in value)
+    if origin is list:
+        (arg,) = typing.get_args(tp)
+        return [from_json(arg, v) for v in value]
+    if tp is Card:
+        return parse_card(value)
+    if tp is bytes:
+        return bytes.fromhex(value)
+    if isinstance(tp, type) and issubclass(tp, enum.Enum):
+        return tp(value)
+    if dataclasses.is_dataclass(tp):
+        return decode_fields(tp, value)
+    return value
+
+
+def decode_fields(cls: Any, data: Mapping[str, Any]) -> Any:
+    hints = typing.get_type_hints(cls)
+    kwargs = {f.name: from_json(hints[f.name], data[f.name]) for f in dataclasses.fields(cls)}
+    return cls(**kwargs)
+
+
+def encode_event(event: Any) -> tuple[str, dict[str, Any]]:
+    """(type name, JSON data) of an event or command dataclass."""
+    data = to_json(event)
+    assert isinstance(data, dict)
+    return type(event).__name__, data
+
+
+def decode_event(registry: Mapping[str, type], type_name: str, data: Mapping[str, Any]) -> Any:
+    """Rebuild an event or command from its type name and JSON data.
+
+    Raises KeyError for an unknown type; TypeError/ValueError for malformed data.
+    """
+    return decode_fields(registry[type_name], data)
+
+
+def registry_of(classes: Sequence[type]) -> dict[str, type]:
+    """Name → class table for `decode_event`."""
+    return {cls.__name__: cls for cls in classes}
