@@ -1,0 +1,59 @@
+"""Private team signals: "I hold a 3-set" / "I hold a 5-set", seen by teammates only.
+
+A signal must be true of the hand when set (ignoring the hand-size timing limits of
+leads). Tapping a set signal clears it. After every completed move and refill, a
+signal the hand no longer supports clears itself, and every signal clears when the
+round ends; both emit `SignalCleared` so the teammates' history shows why.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from kozyr.games.cards import Card
+from kozyr.games.khozor_teams.leads import holds_set
+from kozyr.games.khozor_teams.messages import SignalCleared, SignalSet, ToggleSignal
+from kozyr.games.khozor_teams.model import SEATS, ClearReason, Phase, SignalKind, State
+from kozyr.games.khozor_teams.texts import refuse
+
+SIGNAL_KINDS = (SignalKind.THREE_SET, SignalKind.FIVE_SET)
+
+
+def true_signals(hand: Sequence[Card]) -> frozenset[SignalKind]:
+    """The signals this hand may set (what a computer player announces)."""
+    return frozenset(kind for kind in SIGNAL_KINDS if holds_set(hand, kind))
+
+
+def decide_toggle(state: State, command: ToggleSignal) -> list[SignalSet | SignalCleared]:
+    """Allowed at any moment of a round, whoever's turn it is; never a decision."""
+    if state.phase is Phase.OVER:
+        raise refuse("GAME_OVER")
+    if not (isinstance(command.seat, int) and 0 <= command.seat < SEATS):
+        raise refuse("INVALID_SEAT", seat=command.seat)
+    if not state.round_in_progress:
+        raise refuse("WRONG_PHASE")
+    if command.kind in state.signals[command.seat]:
+        return [SignalCleared(command.seat, command.kind, ClearReason.TAPPED)]
+    if not holds_set(state.hands[command.seat], command.kind):
+        raise refuse("SIGNAL_NOT_TRUE")
+    return [SignalSet(command.seat, command.kind)]
+
+
+def broken_signals(state: State, seat: int, hand: Sequence[Card]) -> list[SignalCleared]:
+    """Signals of `seat` that its hand after a move and refill no longer supports."""
+    return [
+        SignalCleared(seat, kind, ClearReason.BROKEN)
+        for kind in SIGNAL_KINDS
+        if kind in state.signals[seat] and not holds_set(hand, kind)
+    ]
+
+
+def round_end_clears(state: State, already: Sequence[SignalCleared]) -> list[SignalCleared]:
+    """Every signal still set when the round ends (`already` cleared just before)."""
+    gone = {(c.seat, c.kind) for c in already}
+    return [
+        SignalCleared(seat, kind, ClearReason.ROUND_END)
+        for seat in range(SEATS)
+        for kind in SIGNAL_KINDS
+        if kind in state.signals[seat] and (seat, kind) not in gone
+    ]
