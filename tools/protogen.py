@@ -113,16 +113,15 @@ def rewrite_module_references(text: str, source: str, target: str) -> str:
     Touches import lines and dotted names ending in `_pb2`/`_pb2_grpc` (module names,
     also inside quotes) — never the serialized descriptor line, never proto names.
     """
-    src = re.escape(source)
-    import_line = re.compile(rf"^(\s*(?:from|import)\s+){src}\.")
-    module_name = re.compile(rf"(?<![\w.]){src}\.((?:\w+\.)*\w+_pb2(?:_grpc)?)\b")
-    lines = []
-    for line in text.splitlines(keepends=True):
-        if "AddSerializedFile(" not in line:
-            line = import_line.sub(rf"\g<1>{target}.", line)
-            line = module_name.sub(rf"{target}.\g<1>", line)
-        lines.append(line)
-    return "".join(lines)
+    module_reference = re.compile(
+        rf"(?<![\w./]){re.escape(source)}\."
+        r"(?=(?:\w+\.)*\w+_pb2(?:_grpc)?\b"  # a generated module: kozyr.x.v1.y_pb2
+        r"|[\w.]+ import )"  # a package in `from kozyr.x.v1 import y_pb2`
+    )
+    return "".join(
+        line if "AddSerializedFile(" in line else module_reference.sub(f"{target}.", line)
+        for line in text.splitlines(keepends=True)
+    )
 
 
 def render(layout: Layout, protos: list[Path]) -> dict[Path, str]:

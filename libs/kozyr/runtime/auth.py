@@ -1,0 +1,355 @@
+"""Bearer JWT identities: mint (dev tools, tests, services), verify (every server), roles.
+
+A token names a subject (the player id, or a service name such as "bots") and one role.
+Servers verify with a configured key and a configured algorithm — the algorithm is never
+taken from the token header (no "alg: none" or HS/RS confusion). HS256 with a shared
+secret is for development; production uses an asymmetric algorithm (RS256, ES256, EdDSA)
+so that servers hold only the public key.
+
+The verified caller of the current gRPC call is available as `current_principal()`; the
+server's auth interceptor sets it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextvars import ContextVar
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from enum import StrEnum
+from typing import Any, Literal, get_args
+
+import jwt
+from jwt.exceptions import ExpiredSignatureError, InvalidKeyError, InvalidTokenError
+from kozyr.runtime.errors import PermissionDenied, Unauthenticated
+
+JwtAlgorithm = Literal["HS256", "HS384", "HS512", "RS256", "RS384", "RS512", "ES256", "EdDSA"]
+JWT_ALGORITHMS: tuple[str, ...] = get_args(JwtAlgorithm)
+ISSUER = "kozyr"
+DEFAULT_TTL = timedelta(hours=1)
+DEFAULT_LEEWAY = timedelta(seconds=30)
+"""Clock skew tolerated between the token's minter and its verifier."""
+
+MIN_HMAC_KEY_BYTES = 32
+"""RFC 7518 §3.2: an HS256 key must be at least as long as the hash (256 bits)."""
+
+AUTHORIZATION_KEY = "authorization"
+"""gRPC metadata key carrying `Bearer <token>`."""
+
+
+class Role(StrEnum):
+    """What a caller is. Players act for their own seat; services act for the platform."""
+
+    PLAYER = "player"
+    SERVICE = "service"
+    ADMIN = "admin"
+
+
+ALL_ROLES: frozenset[Role] = frozenset(Role)
+
+
+@dataclass(frozen=True, slots=True)
+class Principal:
+    """The verified caller: `subject` is the player id (or the service name) from `sub`."""
+
+    subject: str
+    role: Role
+    expires_at: datetime | None = None
+
+    @property
+    def is_admin(self) -> bool:
+        return self.role is Role.ADMIN
+
+    def require(self, *roles: Role) -> Principal:
+        """Self if the role is one of `roles`, else PermissionDenied (for handler checks)."""
+        if self.role not in roles:
+            raise role_not_allowed(self.role, roles)
+        return self
+
+
+# --------------------------------------------------------------------------- errors
+
+
+class AuthFailure(StrEnum):
+    """Why a call is unauthenticated; the value is the ErrorInfo reason."""
+
+    MISSING = "TOKEN_MISSING"
+    INVALID = "TOKEN_INVALID"
+    EXPIRED = "TOKEN_EXPIRED"
+
+
+_AUTH_TEXTS: Mapping[AuthFailure, Mapping[str, str]] = {
+    AuthFailure.MISSING: {
+        "en": "Please sign in: this call needs an access token.",
+        "ro": "Vă rugăm să vă autentificați: această operație necesită un token de acces.",
+        "it": "Effettua l'accesso: questa chiamata richiede un token di accesso.",
+    },
+    AuthFailure.INVALID: {
+        "en": "The access token is not valid.",
+        "ro": "Tokenul de acces nu este valid.",
+        "it": "Il token di accesso non è valido.",
+    },
+    AuthFailure.EXPIRED: {
+        "en": "The access token has expired: please sign in again.",
+        "ro": "Tokenul de acces a expirat: vă rugăm să vă autentificați din nou.",
+        "it": "Il token di accesso è scaduto: effettua di nuovo l'accesso.",
+    },
+}
+
+
+class AuthError(Unauthenticated):
+    """A token is missing, invalid or expired (UNAUTHENTICATED with reason TOKEN_*)."""
+
+    def __init__(self, failure: AuthFailure) -> None:
+        super().__init__(failure.value, _AUTH_TEXTS[failure])
+        self.failure = failure
+
+
+def role_not_allowed(role: Role, allowed: Iterable[Role]) -> PermissionDenied:
+    """PermissionDenied(ROLE_NOT_ALLOWED) naming the caller's role and the allowed ones."""
+    allowed_text = ", ".join(sorted(r.value for r in allowed)) or "none"
+    return PermissionDenied(
+        "ROLE_NOT_ALLOWED",
+        {
+            "en": f"Your role ({role.value}) may not do this; allowed: {allowed_text}.",
+            "ro": f"Rolul dvs. ({role.value}) nu permite această operație; permise: "
+            f"{allowed_text}.",
+            "it": f"Il tuo ruolo ({role.value}) non può farlo; consentiti: {allowed_text}.",
+        },
+        metadata={"role": role.value, "allowedRoles": allowed_text},
+    )
+
+
+# --------------------------------------------------------------------------- keys
+
+
+class KeyConfigError(ValueError):
+    """A configured key does not fit its algorithm (reported at start-up, not per call)."""
+
+
+def _is_hmac(algorithm: str) -> bool:
+    return algorithm.startswith("HS")
+
+
+def _normalise_key_text(key: str | bytes) -> bytes:
+    """Key bytes; a PEM written on one line with literal "\\n" (env files) is unfolded."""
+    raw = key.encode() if isinstance(key, str) else key
+    if raw.lstrip().startswith(b"-----BEGIN") and b"\n" not in raw.strip():
+        raw = raw.replace(b"\\n", b"\n")
+    return raw
+
+
+def _check_algorithm(algorithm: str) -> None:
+    if algorithm not in JWT_ALGORITHMS:
+        raise KeyConfigError(
+            f"unsupported JWT algorithm {algorithm!r}: use one of {JWT_ALGORITHMS}"
+        )
+
+
+def load_verification_key(algorithm: str, key: str | bytes) -> Any:
+    """The key object to verify tokens with; KeyConfigError if it cannot verify `algorithm`.
+
+    HMAC: a secret of at least 32 bytes. Asymmetric: a PEM *public* key — a private key is
+    refused so that servers that only verify never hold signing material by mistake.
+    """
+    _check_algorithm(algorithm)
+    raw = _normalise_key_text(key)
+    if _is_hmac(algorithm):
+        return _hmac_key(algorithm, raw)
+    prepared = _prepare(algorithm, raw)
+    if not hasattr(prepared, "verify"):
+        raise KeyConfigError(
+            f"a {algorithm} verification key must be a PEM public key, not a private key"
+        )
+    return prepared
+
+
+def load_signing_key(algorithm: str, key: str | bytes) -> Any:
+    """The key object to mint tokens with: the HMAC secret, or a PEM private key."""
+    _check_algorithm(algorithm)
+    raw = _normalise_key_text(key)
+    if _is_hmac(algorithm):
+        return _hmac_key(algorithm, raw)
+    prepared = _prepare(algorithm, raw)
+    if not hasattr(prepared, "sign"):
+        raise KeyConfigError(f"a {algorithm} signing key must be a PEM private key")
+    return prepared
+
+
+def _hmac_key(algorithm: str, raw: bytes) -> bytes:
+    if len(raw) < MIN_HMAC_KEY_BYTES:
+        raise KeyConfigError(
+            f"an {algorithm} secret must be at least {MIN_HMAC_KEY_BYTES} bytes long "
+            f"(got {len(raw)})"
+        )
+    _prepare(algorithm, raw)  # refuses PEM keys used as HMAC secrets
+    return raw
+
+
+def _prepare(algorithm: str, raw: bytes) -> Any:
+    try:
+        return jwt.get_algorithm_by_name(algorithm).prepare_key(raw)
+    except (InvalidKeyError, ValueError, TypeError) as error:
+        raise KeyConfigError(f"not a usable {algorithm} key: {error}") from None
+
+
+# --------------------------------------------------------------------------- tokens
+
+
+def mint_token(
+    subject: str,
+    role: Role,
+    *,
+    key: str | bytes,
+    algorithm: str = "HS256",
+    ttl: timedelta = DEFAULT_TTL,
+    now: datetime | None = None,
+    issuer: str = ISSUER,
+) -> str:
+    """A signed token for `subject` in `role`, valid for `ttl` from `now` (default: now)."""
+    if not subject:
+        raise ValueError("a token needs a subject")
+    issued = now or datetime.now(UTC)
+    claims = {
+        "iss": issuer,
+        "sub": subject,
+        "role": Role(role).value,
+        "iat": int(issued.timestamp()),
+        "exp": int((issued + ttl).timestamp()),
+    }
+    return jwt.encode(claims, load_signing_key(algorithm, key), algorithm=algorithm)
+
+
+def verify_token(
+    token: str,
+    *,
+    key: str | bytes,
+    algorithm: str = "HS256",
+    issuer: str = ISSUER,
+    leeway: timedelta = DEFAULT_LEEWAY,
+) -> Principal:
+    """The Principal of a valid token; AuthError(EXPIRED | INVALID) otherwise."""
+    return TokenVerifier(key, algorithm, issuer=issuer, leeway=leeway).verify(token)
+
+
+class TokenVerifier:
+    """Verifies tokens with one pre-loaded key (the key is parsed once, at start-up)."""
+
+    def __init__(
+        self,
+        key: str | bytes,
+        algorithm: str,
+        *,
+        issuer: str = ISSUER,
+        leeway: timedelta = DEFAULT_LEEWAY,
+    ) -> None:
+        self._key = load_verification_key(algorithm, key)
+        self.algorithm = algorithm
+        self._issuer = issuer
+        self._leeway = leeway
+
+    def verify(self, token: str) -> Principal:
+        try:
+            claims = jwt.decode(
+                token,
+                self._key,
+                algorithms=[self.algorithm],
+                issuer=self._issuer,
+                leeway=self._leeway,
+                options={"require": ["exp", "iat", "iss", "sub"]},
+            )
+        except ExpiredSignatureError:
+            raise AuthError(AuthFailure.EXPIRED) from None
+        except InvalidTokenError:
+            raise AuthError(AuthFailure.INVALID) from None
+        return _principal(claims)
+
+
+def _principal(claims: Mapping[str, Any]) -> Principal:
+    subject, role = claims.get("sub"), claims.get("role")
+    if not isinstance(subject, str) or not subject or role not in set(Role):
+        raise AuthError(AuthFailure.INVALID)
+    return Principal(
+        subject=subject,
+        role=Role(role),
+        expires_at=datetime.fromtimestamp(int(claims["exp"]), UTC),
+    )
+
+
+class TokenMinter:
+    """Mints tokens with one pre-loaded signing key (dev login, service identities, tests)."""
+
+    def __init__(
+        self,
+        key: str | bytes,
+        algorithm: str,
+        *,
+        ttl: timedelta = DEFAULT_TTL,
+        issuer: str = ISSUER,
+    ) -> None:
+        load_signing_key(algorithm, key)  # fail at construction, not at first mint
+        self._key = key
+        self.algorithm = algorithm
+        self._ttl = ttl
+        self._issuer = issuer
+
+    def mint(
+        self, subject: str, role: Role, *, ttl: timedelta | None = None, now: datetime | None = None
+    ) -> str:
+        return mint_token(
+            subject,
+            role,
+            key=self._key,
+            algorithm=self.algorithm,
+            ttl=ttl or self._ttl,
+            now=now,
+            issuer=self._issuer,
+        )
+
+
+# --------------------------------------------------------------------------- metadata
+
+
+def bearer_metadata(token: str) -> tuple[tuple[str, str]]:
+    """Call metadata that authenticates a client call: `metadata=bearer_metadata(token)`."""
+    return ((AUTHORIZATION_KEY, f"Bearer {token}"),)
+
+
+def bearer_token(metadata: Sequence[tuple[str, str | bytes]] | None) -> str:
+    """The token from `authorization: Bearer <token>`; AuthError MISSING/INVALID otherwise."""
+    values = [v for k, v in metadata or () if k == AUTHORIZATION_KEY]
+    if not values:
+        raise AuthError(AuthFailure.MISSING)
+    value = values[0]
+    scheme, _, token = (value.decode() if isinstance(value, bytes) else value).partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise AuthError(AuthFailure.INVALID)
+    return token.strip()
+
+
+# --------------------------------------------------------------------------- the caller
+
+_CURRENT: ContextVar[Principal | None] = ContextVar("kozyr_principal", default=None)
+
+
+def current_principal() -> Principal:
+    """The verified caller of the current call; AuthError(MISSING) on a public method."""
+    principal = _CURRENT.get()
+    if principal is None:
+        raise AuthError(AuthFailure.MISSING)
+    return principal
+
+
+def current_principal_or_none() -> Principal | None:
+    return _CURRENT.get()
+
+
+@contextlib.contextmanager
+def principal_scope(principal: Principal | None) -> Iterator[None]:
+    """Run a block as `principal` (the auth interceptor uses it; so can in-process callers)."""
+    token = _CURRENT.set(principal)
+    try:
+        yield
+    finally:
+        _CURRENT.reset(token)

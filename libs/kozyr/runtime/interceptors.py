@@ -1,0 +1,292 @@
+"""The gRPC edge: server interceptors for logging/metrics, error mapping and authentication.
+
+Each interceptor wraps every handler (unary or streaming, either direction) in one async
+context manager, `around(method, context)`. `GrpcServer` installs them outermost first:
+
+    LoggingInterceptor   binds request_id/method, writes one line per call, records metrics
+    ErrorInterceptor     KozyrError → its status + ErrorInfo; anything else → INTERNAL
+    AuthInterceptor      bearer JWT → Principal (contextvar), role check per method
+
+so an authentication failure is mapped like any other typed error and still logged.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import time
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from typing import Any
+
+import grpc
+from kozyr.runtime.auth import (
+    ALL_ROLES,
+    Principal,
+    Role,
+    TokenVerifier,
+    bearer_token,
+    principal_scope,
+    role_not_allowed,
+)
+from kozyr.runtime.errors import KozyrError, internal_error, parse_language, to_status
+from kozyr.runtime.logging import bind_log_context, get_logger, log_context
+from kozyr.runtime.metrics import observe_call
+
+REQUEST_ID_KEY = "x-request-id"
+"""Metadata key of the caller's correlation id (generated when absent)."""
+LANGUAGE_KEY = "accept-language"
+"""Metadata key choosing the language listed first in error details."""
+
+HEALTH_SERVICE = "grpc.health.v1.Health"
+REFLECTION_SERVICES = (
+    "grpc.reflection.v1alpha.ServerReflection",
+    "grpc.reflection.v1.ServerReflection",
+)
+ALWAYS_PUBLIC_SERVICES = frozenset({HEALTH_SERVICE, *REFLECTION_SERVICES})
+"""Probes and tooling must work without a token."""
+
+QUIET_METHODS = frozenset({f"/{HEALTH_SERVICE}/Check", f"/{HEALTH_SERVICE}/Watch"})
+"""Logged at debug level: orchestrators probe health every few seconds."""
+
+_SERVER_FAULTS = frozenset(
+    {grpc.StatusCode.INTERNAL, grpc.StatusCode.UNKNOWN, grpc.StatusCode.DATA_LOSS}
+)
+
+Metadata = Sequence[tuple[str, str | bytes]]
+Around = Callable[[str, Any], AbstractAsyncContextManager[None]]
+
+_log = get_logger("kozyr.grpc")
+_REQUEST_ID: ContextVar[str | None] = ContextVar("kozyr_request_id", default=None)
+
+
+def current_request_id() -> str | None:
+    """The `x-request-id` of the call being handled (None outside a call)."""
+    return _REQUEST_ID.get()
+
+
+def metadata_value(metadata: Metadata | None, key: str) -> str | None:
+    """The first value of a (text) metadata key, None when absent."""
+    for k, v in metadata or ():
+        if k == key:
+            return v.decode() if isinstance(v, bytes) else v
+    return None
+
+
+def service_of(method: str) -> str:
+    """ "/pkg.Service/Method" → "pkg.Service"."""
+    return method.lstrip("/").partition("/")[0]
+
+
+# --------------------------------------------------------------------------- wrapping
+
+
+class CallInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
+    """Base: runs every call of every handler inside `self.around(method, context)`."""
+
+    def around(self, method: str, context: Any) -> AbstractAsyncContextManager[None]:
+        raise NotImplementedError
+
+    async def intercept_service(
+        self, continuation: Callable[[Any], Awaitable[Any]], details: Any
+    ) -> Any:
+        handler = await continuation(details)
+        if handler is None:  # unknown method: grpc answers UNIMPLEMENTED itself
+            return None
+        return wrap_handler(handler, details.method, self.around)
+
+
+def wrap_handler(handler: Any, method: str, around: Around) -> Any:
+    """A copy of an RpcMethodHandler whose behaviour runs inside `around`."""
+    kwargs = {
+        "request_deserializer": handler.request_deserializer,
+        "response_serializer": handler.response_serializer,
+    }
+    if handler.unary_unary:
+        return grpc.unary_unary_rpc_method_handler(
+            _single_response(handler.unary_unary, method, around), **kwargs
+        )
+    if handler.stream_unary:
+        return grpc.stream_unary_rpc_method_handler(
+            _single_response(handler.stream_unary, method, around), **kwargs
+        )
+    if handler.unary_stream:
+        return grpc.unary_stream_rpc_method_handler(
+            _many_responses(handler.unary_stream, method, around), **kwargs
+        )
+    return grpc.stream_stream_rpc_method_handler(
+        _many_responses(handler.stream_stream, method, around), **kwargs
+    )
+
+
+def _single_response(behavior: Callable[..., Any], method: str, around: Around) -> Any:
+    async def call(request: Any, context: Any) -> Any:
+        async with around(method, context):
+            result = behavior(request, context)
+            return await result if inspect.isawaitable(result) else result
+
+    return call
+
+
+def _many_responses(behavior: Callable[..., Any], method: str, around: Around) -> Any:
+    """Keep the handler's style: grpc treats async generators and coroutines differently."""
+    if inspect.isasyncgenfunction(behavior):
+
+        async def stream(request: Any, context: Any) -> AsyncIterator[Any]:
+            async with around(method, context):
+                async for response in behavior(request, context):
+                    yield response
+
+        return stream
+
+    async def write(request: Any, context: Any) -> None:
+        async with around(method, context):
+            result = behavior(request, context)
+            if inspect.isawaitable(result):
+                await result  # writes with context.write itself
+            elif result is not None:
+                for response in result:  # a plain generator
+                    await context.write(response)
+
+    return write
+
+
+# --------------------------------------------------------------------------- logging
+
+
+class LoggingInterceptor(CallInterceptor):
+    """One structured line per call (method, code, duration, request id) plus metrics."""
+
+    def __init__(self, *, quiet_methods: Iterable[str] = QUIET_METHODS) -> None:
+        self._quiet = frozenset(quiet_methods)
+
+    @asynccontextmanager
+    async def around(self, method: str, context: Any) -> AsyncIterator[None]:
+        metadata = context.invocation_metadata()
+        request_id = metadata_value(metadata, REQUEST_ID_KEY) or uuid.uuid4().hex
+        started = time.perf_counter()
+        code = grpc.StatusCode.UNKNOWN
+        token = _REQUEST_ID.set(request_id)
+        try:
+            with log_context(request_id=request_id, method=method):
+                try:
+                    yield
+                    code = context.code() or grpc.StatusCode.OK
+                except asyncio.CancelledError:
+                    code = grpc.StatusCode.CANCELLED
+                    raise
+                except BaseException:
+                    code = context.code() or grpc.StatusCode.UNKNOWN
+                    raise
+                finally:
+                    self._finish(method, code, time.perf_counter() - started, context)
+        finally:
+            _REQUEST_ID.reset(token)
+
+    def _finish(self, method: str, code: grpc.StatusCode, seconds: float, context: Any) -> None:
+        observe_call(method, code, seconds)
+        if code in _SERVER_FAULTS:
+            log = _log.error
+        elif method in self._quiet:
+            log = _log.debug
+        else:
+            log = _log.info
+        log("grpc call", code=code.name, duration_ms=round(seconds * 1000, 3), peer=context.peer())
+
+
+# --------------------------------------------------------------------------- errors
+
+
+class ErrorInterceptor(CallInterceptor):
+    """Typed errors become their status with details; anything else becomes a bare INTERNAL.
+
+    The unexpected exception is logged with its traceback here and never reaches the
+    caller: its text may hold internals (SQL, paths, other players' cards).
+    """
+
+    @asynccontextmanager
+    async def around(self, method: str, context: Any) -> AsyncIterator[None]:
+        try:
+            yield
+        except grpc.aio.AbortError:
+            raise  # the handler aborted the call itself
+        except KozyrError as error:
+            await _abort(context, error)
+        except Exception:
+            _log.exception("unhandled error in handler")
+            await _abort(context, internal_error())
+
+
+async def _abort(context: Any, error: KozyrError) -> None:
+    language = parse_language(metadata_value(context.invocation_metadata(), LANGUAGE_KEY))
+    status = to_status(error, language=language)
+    bind_log_context(reason=error.reason)
+    await context.abort(status.code, status.details, status.trailing_metadata)
+
+
+# --------------------------------------------------------------------------- auth
+
+
+@dataclass(frozen=True)
+class AuthPolicy:
+    """Who may call which method. Health and reflection are always public.
+
+    Keys of `method_roles` and members of `public_methods` are full method paths
+    ("/kozyr.table.v1.TableService/CreateTable") or whole services
+    ("kozyr.table.v1.TableService"); a method entry wins over its service's entry.
+    Methods not listed accept `default_roles`. `everything_public` turns
+    authentication off (local experiments and tests only).
+    """
+
+    default_roles: frozenset[Role] = ALL_ROLES
+    method_roles: Mapping[str, frozenset[Role]] = field(default_factory=dict)
+    public_methods: frozenset[str] = frozenset()
+    everything_public: bool = False
+
+    def is_public(self, method: str) -> bool:
+        service = service_of(method)
+        return (
+            self.everything_public
+            or service in ALWAYS_PUBLIC_SERVICES
+            or method in self.public_methods
+            or service in self.public_methods
+        )
+
+    def roles_for(self, method: str) -> frozenset[Role]:
+        if method in self.method_roles:
+            return self.method_roles[method]
+        return self.method_roles.get(service_of(method), self.default_roles)
+
+
+class AuthInterceptor(CallInterceptor):
+    """Verifies the bearer token of every non-public call and enforces the role policy.
+
+    The verified Principal is available to the handler as `current_principal()`.
+    """
+
+    def __init__(self, policy: AuthPolicy, verifier: TokenVerifier | None) -> None:
+        if verifier is None and not policy.everything_public:
+            raise ValueError("an AuthPolicy with protected methods needs a TokenVerifier")
+        self._policy = policy
+        self._verifier = verifier
+
+    @asynccontextmanager
+    async def around(self, method: str, context: Any) -> AsyncIterator[None]:
+        if self._policy.is_public(method):
+            yield
+            return
+        principal = self._authenticate(method, context.invocation_metadata())
+        bind_log_context(caller=principal.subject, caller_role=principal.role.value)
+        with principal_scope(principal):
+            yield
+
+    def _authenticate(self, method: str, metadata: Metadata | None) -> Principal:
+        assert self._verifier is not None  # guaranteed by __init__ for protected methods
+        principal = self._verifier.verify(bearer_token(metadata))
+        allowed = self._policy.roles_for(method)
+        if principal.role not in allowed:
+            raise role_not_allowed(principal.role, allowed)
+        return principal

@@ -1,0 +1,296 @@
+"""The one settings object of every kozyr process, read from `KOZYR_*` environment variables.
+
+Laptop (`make run`), docker compose and Kubernetes all configure services through the same
+variables. Everything is validated at start-up by `load_settings()`, which raises a single
+`SettingsError` naming every bad or missing variable and why — a process never starts
+half-configured and never fails later on a malformed URL or a missing key.
+
+Optional connections (database, NATS, peer services) default to unset: each service
+declares what it needs with `load_settings(required={...})`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any, Literal
+from urllib.parse import urlsplit
+
+from kozyr.runtime.auth import (
+    JwtAlgorithm,
+    KeyConfigError,
+    TokenMinter,
+    TokenVerifier,
+    load_signing_key,
+    load_verification_key,
+)
+from pydantic import Field, SecretStr, ValidationError, ValidationInfo, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError
+
+ENV_PREFIX = "KOZYR_"
+LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"]
+LogFormat = Literal["json", "console"]
+
+_POSTGRES_DRIVERS = {"postgresql", "postgres", "postgresql+asyncpg"}
+_NATS_SCHEMES = {"nats", "tls", "ws", "wss"}
+_SECRET_FIELDS = {"jwt_key", "jwt_private_key", "database_url"}
+
+
+def env_name(field_name: str) -> str:
+    """The environment variable of a settings field: database_url → KOZYR_DATABASE_URL."""
+    return f"{ENV_PREFIX}{field_name.upper()}"
+
+
+class Settings(BaseSettings):
+    """Every knob of a kozyr process. Frozen: read once at start-up, passed down explicitly."""
+
+    model_config = SettingsConfigDict(
+        env_prefix=ENV_PREFIX,
+        env_ignore_empty=True,
+        extra="ignore",
+        frozen=True,
+        validate_default=True,
+    )
+
+    service_name: str = Field("kozyr", min_length=1, description="Names the process in logs.")
+
+    database_url: str | None = Field(
+        None, description="postgresql+asyncpg://user:password@host:5432/db (postgresql:// ok)."
+    )
+    nats_url: str | None = Field(
+        None, description="nats://host:4222; several servers comma-separated for a cluster."
+    )
+    subject_root: str = Field("kozyr", description="First token(s) of every NATS subject.")
+
+    grpc_host: str = Field("0.0.0.0", min_length=1)
+    grpc_port: int = Field(50051, ge=0, le=65535, description="0 picks a free port.")
+    table_target: str | None = Field(None, description="host:port of the table service.")
+    matchmaking_target: str | None = Field(None, description="host:port of matchmaking.")
+    clock_target: str | None = Field(None, description="host:port of the clock service.")
+
+    jwt_algorithm: JwtAlgorithm = "HS256"
+    jwt_key: SecretStr | None = Field(
+        None, description="Verification key: the HS* secret, or a PEM public key."
+    )
+    jwt_private_key: SecretStr | None = Field(
+        None, description="PEM private key to mint tokens with (asymmetric algorithms)."
+    )
+    jwt_ttl_seconds: int = Field(3600, gt=0, description="Lifetime of minted tokens.")
+
+    log_level: LogLevel = "INFO"
+    log_format: LogFormat = "json"
+
+    shutdown_grace_seconds: float = Field(10.0, ge=0)
+    metrics_host: str = Field("0.0.0.0", min_length=1)
+    metrics_port: int | None = Field(
+        None, ge=0, le=65535, description="Prometheus /metrics port; unset = no metrics server."
+    )
+
+    @field_validator("log_level", mode="before")
+    @classmethod
+    def _upper_level(cls, value: Any) -> Any:
+        return value.upper() if isinstance(value, str) else value
+
+    @field_validator("database_url")
+    @classmethod
+    def _check_database_url(cls, value: str | None) -> str | None:
+        return None if value is None else normalise_database_url(value)
+
+    @field_validator("nats_url")
+    @classmethod
+    def _check_nats_url(cls, value: str | None) -> str | None:
+        if value is not None:
+            nats_servers(value)
+        return value
+
+    @field_validator("subject_root")
+    @classmethod
+    def _check_subject_root(cls, value: str) -> str:
+        tokens = value.split(".")
+        if not all(t and all(c.isalnum() or c in "_-" for c in t) for t in tokens):
+            raise ValueError(
+                f"not a NATS subject prefix: {value!r} "
+                "(dot-separated tokens of letters, digits, '_' or '-')"
+            )
+        return value
+
+    @field_validator("table_target", "matchmaking_target", "clock_target")
+    @classmethod
+    def _check_target(cls, value: str | None) -> str | None:
+        if value is not None:
+            host, _, port = value.rpartition(":")
+            if not host or not port.isdigit() or not 0 < int(port) < 65536:
+                raise ValueError(f"expected host:port, got {value!r}")
+        return value
+
+    @field_validator("jwt_key")
+    @classmethod
+    def _check_jwt_key(cls, value: SecretStr | None, info: ValidationInfo) -> SecretStr | None:
+        algorithm = info.data.get("jwt_algorithm")
+        if value is not None and algorithm is not None:
+            try:
+                load_verification_key(algorithm, value.get_secret_value())
+            except KeyConfigError as error:
+                raise ValueError(str(error)) from None
+        return value
+
+    @field_validator("jwt_private_key")
+    @classmethod
+    def _check_jwt_private_key(
+        cls, value: SecretStr | None, info: ValidationInfo
+    ) -> SecretStr | None:
+        algorithm = info.data.get("jwt_algorithm")
+        if value is not None and algorithm is not None and not algorithm.startswith("HS"):
+            try:
+                load_signing_key(algorithm, value.get_secret_value())
+            except KeyConfigError as error:
+                raise ValueError(str(error)) from None
+        return value
+
+    # ----------------------------------------------------------------- derived values
+
+    @property
+    def grpc_address(self) -> str:
+        """`host:port` to bind the gRPC server to."""
+        return f"{self.grpc_host}:{self.grpc_port}"
+
+    @property
+    def nats_servers(self) -> list[str]:
+        """The NATS server URLs (nats-py's `servers=`); empty when NATS is not configured."""
+        return nats_servers(self.nats_url) if self.nats_url else []
+
+    def token_verifier(self) -> TokenVerifier:
+        """The verifier for incoming tokens; SettingsError when KOZYR_JWT_KEY is unset."""
+        if self.jwt_key is None:
+            raise SettingsError([_missing("jwt_key")])
+        return TokenVerifier(self.jwt_key.get_secret_value(), self.jwt_algorithm)
+
+    def token_minter(self) -> TokenMinter:
+        """A minter for tokens this deployment accepts (dev login, service identities).
+
+        HS* algorithms sign with KOZYR_JWT_KEY; asymmetric ones need KOZYR_JWT_PRIVATE_KEY.
+        """
+        hmac = self.jwt_algorithm.startswith("HS")
+        field_name = "jwt_key" if hmac else "jwt_private_key"
+        key = self.jwt_key if hmac else self.jwt_private_key
+        if key is None:
+            raise SettingsError([_missing(field_name)])
+        return TokenMinter(
+            key.get_secret_value(), self.jwt_algorithm, ttl=timedelta(seconds=self.jwt_ttl_seconds)
+        )
+
+
+def normalise_database_url(value: str) -> str:
+    """Validate a PostgreSQL URL and return it with the asyncpg driver.
+
+    Accepts postgresql://, postgres:// and postgresql+asyncpg:// (docker and managed
+    databases hand out the plain forms). A socket directory may replace the host
+    (`?host=/run/postgresql`).
+    """
+    hint = "expected postgresql+asyncpg://user:password@host:5432/database"
+    try:
+        url = make_url(value)
+    except ArgumentError:
+        raise ValueError(f"not a URL ({hint})") from None
+    if url.drivername not in _POSTGRES_DRIVERS:
+        raise ValueError(f"not a PostgreSQL URL: scheme {url.drivername!r} ({hint})")
+    if not url.host and "host" not in url.query:
+        raise ValueError(f"the URL names no host ({hint})")
+    if not url.database:
+        raise ValueError(f"the URL names no database ({hint})")
+    return url.set(drivername="postgresql+asyncpg").render_as_string(hide_password=False)
+
+
+def nats_servers(value: str) -> list[str]:
+    """Split and validate a comma-separated list of NATS URLs (nats://host:port, tls://…)."""
+    servers = [s.strip() for s in value.split(",") if s.strip()]
+    if not servers:
+        raise ValueError("no NATS server given (expected nats://host:4222)")
+    for server in servers:
+        parts = urlsplit(server)
+        if parts.scheme not in _NATS_SCHEMES or not parts.hostname or not _has_valid_port(server):
+            raise ValueError(f"not a NATS URL: {server!r} (expected nats://host:4222)")
+    return servers
+
+
+def _has_valid_port(url: str) -> bool:
+    """True when the URL's port is absent or a number in range (urlsplit raises otherwise)."""
+    try:
+        _ = urlsplit(url).port
+    except ValueError:
+        return False
+    return True
+
+
+# --------------------------------------------------------------------------- errors
+
+
+@dataclass(frozen=True)
+class SettingsProblem:
+    """One bad or missing variable and why."""
+
+    variable: str
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.variable}: {self.reason}"
+
+
+class SettingsError(ValueError):
+    """The configuration is unusable; the message lists every problem, one per line."""
+
+    def __init__(self, problems: Iterable[SettingsProblem]) -> None:
+        self.problems = list(problems)
+        lines = "\n".join(f"  {p}" for p in self.problems)
+        super().__init__(f"invalid kozyr configuration:\n{lines}")
+
+    @property
+    def variables(self) -> list[str]:
+        return [p.variable for p in self.problems]
+
+
+def _missing(field_name: str) -> SettingsProblem:
+    return SettingsProblem(env_name(field_name), "required by this service but not set")
+
+
+def _problems(error: ValidationError) -> list[SettingsProblem]:
+    problems = []
+    for item in error.errors():
+        field_name = str(item["loc"][0]) if item["loc"] else "settings"
+        reason = str(item["msg"]).removeprefix("Value error, ")
+        if item["type"] != "value_error" and field_name not in _SECRET_FIELDS:
+            reason = f"{reason} (got {item.get('input')!r})"
+        problems.append(SettingsProblem(env_name(field_name), reason))
+    return problems
+
+
+def load_settings(*, required: Iterable[str] = (), **overrides: Any) -> Settings:
+    """Read and validate the settings; SettingsError lists every problem at once.
+
+    `required` names the fields this service cannot run without, e.g.
+    `{"database_url", "jwt_key"}`. `overrides` (field names) win over the environment —
+    for tests and launchers.
+    """
+    required = list(required)
+    unknown = [name for name in required if name not in Settings.model_fields]
+    if unknown:
+        raise ValueError(f"unknown settings fields: {unknown}")
+    missing = [_missing(name) for name in required if not _is_given(name, overrides)]
+    try:
+        settings = Settings(**overrides)
+    except ValidationError as error:
+        raise SettingsError(_problems(error) + missing) from None
+    if missing:
+        raise SettingsError(missing)
+    return settings
+
+
+def _is_given(field_name: str, overrides: Mapping[str, Any]) -> bool:
+    if overrides.get(field_name) is not None:
+        return True
+    wanted = env_name(field_name)
+    return any(k.upper() == wanted and v for k, v in os.environ.items())
