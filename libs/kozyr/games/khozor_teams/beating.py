@@ -25,8 +25,10 @@ _TRUMP_POS = {suit: i for i, suit in enumerate(TRUMP_CYCLE)}
 
 def index_of(card: Card) -> int:
     """Position of a card in the canonical deck; KeyError for a card not in Khözör."""
-    found = _INDEX_BY_ID.get(id(card))
-    return found if found is not None else _INDEX_BY_VALUE[card]
+    try:
+        return _INDEX_BY_ID[id(card)]
+    except KeyError:  # an equal card built without interning
+        return _INDEX_BY_VALUE[card]
 
 
 def is_khozor_card(card: Card) -> bool:
