@@ -7,4 +7,11 @@ a Docker engine answers; else embedded PostgreSQL and NATS servers on free ports
 from kozyr.infra.provision import Infrastructure, libpq_dsn, provision
 from kozyr.infra.servers import EmbeddedNats, EmbeddedPostgres, free_port
 
-__all__ = ["EmbeddedNats", "EmbeddedPostgres", "Infrastructure", "free_port", "libpq_dsn", "provision"]
+__all__ = [
+    "EmbeddedNats",
+    "EmbeddedPostgres",
+    "Infrastructure",
+    "free_port",
+    "libpq_dsn",
+    "provision",
+]

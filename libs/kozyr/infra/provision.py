@@ -96,7 +96,9 @@ def provision(
             stack.callback(nats.stop)
             nats_url = nats.url
             sources["nats"] = "embedded"
-        log.info("infrastructure ready", database_url=_redact(db_url), nats_url=nats_url, sources=sources)
+        log.info(
+            "infrastructure ready", database_url=_redact(db_url), nats_url=nats_url, sources=sources
+        )
         yield Infrastructure(db_url, nats_url, sources, postgres, nats)
 
 

@@ -34,7 +34,7 @@ def free_port() -> int:
         return port
 
 
-def _die_with_parent() -> None:
+def die_with_parent() -> None:
     """In the child before exec: receive SIGINT when the parent process dies."""
     libc = ctypes.CDLL("libc.so.6", use_errno=True)
     libc.prctl(_PR_SET_PDEATHSIG, signal.SIGINT)
@@ -135,10 +135,17 @@ class EmbeddedPostgres:
             "-h", "127.0.0.1", "-k", str(self.data_dir), "-c", "max_connections=300",
         ]  # fmt: skip
         if not self.durable:
-            args += ["-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"]
+            args += [
+                "-c",
+                "fsync=off",
+                "-c",
+                "synchronous_commit=off",
+                "-c",
+                "full_page_writes=off",
+            ]
         self._proc = subprocess.Popen(
             args, user=user, stdout=self._log, stderr=subprocess.STDOUT,
-            preexec_fn=_die_with_parent, start_new_session=True,
+            preexec_fn=die_with_parent, start_new_session=True,
         )  # fmt: skip
         _wait_for_port(self.port, self._proc, "PostgreSQL", timeout)
         self._wait_ready(user, timeout)
@@ -146,10 +153,8 @@ class EmbeddedPostgres:
     def _wait_ready(self, user: str | None, timeout: float) -> None:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            ready = subprocess.run(
-                [self._bin("pg_isready"), "-h", "127.0.0.1", "-p", str(self.port), "-U", "postgres"],
-                capture_output=True, user=user,
-            )  # fmt: skip
+            probe = [self._bin("pg_isready"), "-h", "127.0.0.1", "-p", str(self.port)]
+            ready = subprocess.run([*probe, "-U", "postgres"], capture_output=True, user=user)
             if ready.returncode == 0:
                 return
             time.sleep(0.1)
@@ -198,7 +203,7 @@ class EmbeddedNats:
             [self.binary(), "-a", "127.0.0.1", "-p", str(self.port), "-js",
              "-sd", str(self.data_dir)],
             stdout=self._log, stderr=subprocess.STDOUT,
-            preexec_fn=_die_with_parent, start_new_session=True,
+            preexec_fn=die_with_parent, start_new_session=True,
         )  # fmt: skip
         _wait_for_port(self.port, self._proc, "NATS", timeout)
 

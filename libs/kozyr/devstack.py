@@ -1,0 +1,191 @@
+"""`make run`: the whole stack on one machine, supervised, until Ctrl-C.
+
+Starts PostgreSQL and NATS (the configured ones, or embedded servers with their data
+under `.kozyr/`, kept between runs), applies the migrations, starts every service as a
+child process with the same `KOZYR_*` environment a container would get, restarts a
+service that crashes, prints the endpoints and demo tokens, and on Ctrl-C/SIGTERM stops
+the services gracefully, then the servers. Children die with this process even if it is
+killed outright.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import os
+import secrets
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import timedelta
+from pathlib import Path
+
+from kozyr.infra import Infrastructure, provision
+from kozyr.infra.servers import die_with_parent
+from kozyr.runtime.auth import Role, mint_token
+
+DEV_JWT_KEY_FILE = "dev-jwt-key"
+RESTART_BACKOFF_SECONDS = (1, 2, 5, 10, 30)
+
+
+@dataclass
+class ServiceProcess:
+    """One supervised service: `python -m <module>` on its own gRPC port."""
+
+    name: str
+    module: str
+    port: int
+    proc: subprocess.Popen[bytes] | None = None
+    restarts: int = 0
+    next_start: float = 0.0
+    extra_env: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def available(self) -> bool:
+        """Services are added issue by issue: only those that exist are started."""
+        return importlib.util.find_spec(f"{self.module}.__main__") is not None
+
+
+SERVICES = (
+    ServiceProcess("table", "kozyr.table", int(os.environ.get("KOZYR_TABLE_PORT", "50051"))),
+    ServiceProcess(
+        "matchmaking", "kozyr.matchmaking", int(os.environ.get("KOZYR_MATCHMAKING_PORT", "50052"))
+    ),
+    ServiceProcess("bots", "kozyr.bots", int(os.environ.get("KOZYR_BOTS_PORT", "50053"))),
+    ServiceProcess("clock", "kozyr.clock", int(os.environ.get("KOZYR_CLOCK_PORT", "50054"))),
+)
+
+
+def dev_jwt_key(data_dir: Path) -> str:
+    """KOZYR_JWT_KEY from the environment, else a random dev secret kept in .kozyr/."""
+    configured = os.environ.get("KOZYR_JWT_KEY")
+    if configured:
+        return configured
+    path = data_dir / DEV_JWT_KEY_FILE
+    if not path.exists():
+        path.write_text(secrets.token_urlsafe(48))
+        path.chmod(0o600)
+    return path.read_text().strip()
+
+
+def migrate(database_url: str) -> None:
+    """Bring the schema up to date (the event store's Alembic migrations)."""
+    from kozyr.eventstore import migrate as run_migrations
+
+    asyncio.run(run_migrations(database_url))
+
+
+def service_env(
+    infra: Infrastructure, jwt_key: str, services: list[ServiceProcess]
+) -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(
+        KOZYR_DATABASE_URL=infra.database_url,
+        KOZYR_NATS_URL=infra.nats_url,
+        KOZYR_JWT_KEY=jwt_key,
+        KOZYR_JWT_ALGORITHM=os.environ.get("KOZYR_JWT_ALGORITHM", "HS256"),
+        KOZYR_LOG_FORMAT=os.environ.get("KOZYR_LOG_FORMAT", "console"),
+    )
+    for svc in services:
+        env[f"KOZYR_{svc.name.upper()}_TARGET"] = f"127.0.0.1:{svc.port}"
+    return env
+
+
+class Supervisor:
+    """Starts the services, restarts crashed ones with backoff, stops them on request."""
+
+    def __init__(self, services: list[ServiceProcess], env: Mapping[str, str]) -> None:
+        self.services = services
+        self.env = env
+        self.stopping = threading.Event()
+
+    def _spawn(self, svc: ServiceProcess) -> None:
+        env = {**self.env, "KOZYR_GRPC_PORT": str(svc.port), "KOZYR_SERVICE_NAME": svc.name}
+        svc.proc = subprocess.Popen(
+            [sys.executable, "-m", svc.module], env=env, preexec_fn=die_with_parent
+        )
+
+    def run(self) -> None:
+        for svc in self.services:
+            self._spawn(svc)
+        while not self.stopping.wait(0.5):
+            for svc in self.services:
+                self._check(svc)
+
+    def _check(self, svc: ServiceProcess) -> None:
+        assert svc.proc is not None
+        code = svc.proc.poll()
+        if code is None:
+            return
+        now = time.monotonic()
+        if svc.next_start == 0.0:
+            delay = RESTART_BACKOFF_SECONDS[min(svc.restarts, len(RESTART_BACKOFF_SECONDS) - 1)]
+            print(f"!! {svc.name} exited with code {code}; restarting in {delay}s", flush=True)
+            svc.next_start = now + delay
+        elif now >= svc.next_start:
+            svc.restarts += 1
+            svc.next_start = 0.0
+            self._spawn(svc)
+
+    def stop(self, grace: float = 15.0) -> None:
+        """SIGTERM every service (graceful drain), SIGKILL what is left after `grace`."""
+        running = [s.proc for s in self.services if s.proc and s.proc.poll() is None]
+        for proc in running:
+            proc.send_signal(signal.SIGTERM)
+        deadline = time.monotonic() + grace
+        for proc in running:
+            try:
+                proc.wait(max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+
+def banner(infra: Infrastructure, services: list[ServiceProcess], jwt_key: str) -> str:
+    lines = [
+        "",
+        "kozyr is running — Ctrl-C stops everything.",
+        f"  PostgreSQL  {infra.database_url}   ({infra.sources['postgres']})",
+        f"  NATS        {infra.nats_url}   ({infra.sources['nats']})",
+    ]
+    lines += [f"  {s.name:<11} grpc://127.0.0.1:{s.port}" for s in services]
+    if not services:
+        lines.append("  (no service is built yet: only the infrastructure runs)")
+    lines += ["", "Demo tokens (valid 24 h; `kozyr token --help` mints more):"]
+    for subject, role in (("alice", Role.PLAYER), ("admin", Role.ADMIN), ("dev", Role.SERVICE)):
+        token = mint_token(subject, role, key=jwt_key, ttl=timedelta(hours=24))
+        lines.append(f"  {role.value:<8} {subject:<6} {token}")
+    return "\n".join(lines) + "\n"
+
+
+def main() -> int:
+    data_dir = Path(os.environ.get("KOZYR_DATA_DIR", ".kozyr")).resolve()
+    data_dir.mkdir(parents=True, exist_ok=True)
+    with provision(data_dir, durable=True) as infra:
+        migrate(infra.database_url)
+        jwt_key = dev_jwt_key(data_dir)
+        services = [s for s in SERVICES if s.available]
+        supervisor = Supervisor(services, service_env(infra, jwt_key, services))
+
+        def request_stop(signum: int, _frame: object) -> None:
+            supervisor.stopping.set()
+
+        signal.signal(signal.SIGINT, request_stop)
+        signal.signal(signal.SIGTERM, request_stop)
+        print(banner(infra, services, jwt_key), flush=True)
+        try:
+            supervisor.run()
+        finally:
+            print("stopping services…", flush=True)
+            supervisor.stop()
+            print("stopping PostgreSQL and NATS…", flush=True)
+    print("stopped.", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
