@@ -32,7 +32,7 @@ from kozyr.runtime.errors import (
     error_reason,
     from_rpc_error,
 )
-from kozyr.runtime.interceptors import AuthPolicy, current_request_id
+from kozyr.runtime.interceptors import AuthPolicy, call_metadata, current_request_id
 from kozyr.runtime.logging import configure_logging, configure_logging_for, get_logger, log_context
 from kozyr.runtime.server import GrpcServer, ServiceSpec, serve, service_full_name
 from kozyr.runtime.settings import Settings, SettingsError, load_settings
@@ -60,6 +60,7 @@ __all__ = [
     "Unauthenticated",
     "Unavailable",
     "bearer_metadata",
+    "call_metadata",
     "configure_logging",
     "configure_logging_for",
     "current_principal",

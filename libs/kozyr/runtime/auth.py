@@ -22,6 +22,7 @@ from typing import Any, Literal, get_args
 
 import jwt
 from jwt.exceptions import ExpiredSignatureError, InvalidKeyError, InvalidTokenError
+
 from kozyr.runtime.errors import PermissionDenied, Unauthenticated
 
 JwtAlgorithm = Literal["HS256", "HS384", "HS512", "RS256", "RS384", "RS512", "ES256", "EdDSA"]

@@ -52,8 +52,9 @@ class KozyrError(Exception):
 
     `reason` is a stable UPPER_SNAKE_CASE code clients match on (AIP-193). `message` is
     either one English text or a text per language ({"en": ..., "ro": ..., "it": ...});
-    English is required when a mapping is given. `metadata` is machine-readable context
-    (string → string), e.g. {"currentVersion": "12"}.
+    English is required when a mapping is given. Keys may be plain strings or a StrEnum
+    of them (kozyr.games.base.Lang), so a rule error's texts pass through unchanged.
+    `metadata` is machine-readable context (string → string), e.g. {"currentVersion": "12"}.
     """
 
     code: ClassVar[grpc.StatusCode] = grpc.StatusCode.INTERNAL
@@ -61,7 +62,7 @@ class KozyrError(Exception):
     def __init__(
         self,
         reason: str,
-        message: str | Mapping[str, str],
+        message: str | Mapping[Any, str],
         /,
         *,
         metadata: Mapping[str, str] | None = None,

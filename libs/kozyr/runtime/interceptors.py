@@ -23,8 +23,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import grpc
+
 from kozyr.runtime.auth import (
     ALL_ROLES,
+    AUTHORIZATION_KEY,
     Principal,
     Role,
     TokenVerifier,
@@ -66,6 +68,20 @@ _REQUEST_ID: ContextVar[str | None] = ContextVar("kozyr_request_id", default=Non
 def current_request_id() -> str | None:
     """The `x-request-id` of the call being handled (None outside a call)."""
     return _REQUEST_ID.get()
+
+
+def call_metadata(
+    *, token: str | None = None, request_id: str | None = None, language: str | None = None
+) -> tuple[tuple[str, str], ...]:
+    """Client-side call metadata in the names this edge reads: token, request id, language."""
+    metadata: list[tuple[str, str]] = []
+    if token is not None:
+        metadata.append((AUTHORIZATION_KEY, f"Bearer {token}"))
+    if request_id is not None:
+        metadata.append((REQUEST_ID_KEY, request_id))
+    if language is not None:
+        metadata.append((LANGUAGE_KEY, language))
+    return tuple(metadata)
 
 
 def metadata_value(metadata: Metadata | None, key: str) -> str | None:

@@ -19,8 +19,9 @@ from contextlib import contextmanager
 from typing import Any, TextIO
 
 import structlog
-from kozyr.runtime.settings import LogFormat, Settings
 from structlog.types import EventDict, Processor, WrappedLogger
+
+from kozyr.runtime.settings import LogFormat, Settings
 
 _HANDLER_NAME = "kozyr"
 

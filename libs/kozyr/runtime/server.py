@@ -27,6 +27,7 @@ from typing import Any
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
+
 from kozyr.runtime.auth import TokenVerifier
 from kozyr.runtime.interceptors import (
     HEALTH_SERVICE,

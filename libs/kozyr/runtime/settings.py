@@ -18,6 +18,11 @@ from datetime import timedelta
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
+from pydantic import Field, SecretStr, ValidationError, ValidationInfo, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError
+
 from kozyr.runtime.auth import (
     JwtAlgorithm,
     KeyConfigError,
@@ -26,10 +31,6 @@ from kozyr.runtime.auth import (
     load_signing_key,
     load_verification_key,
 )
-from pydantic import Field, SecretStr, ValidationError, ValidationInfo, field_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
-from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError
 
 ENV_PREFIX = "KOZYR_"
 LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"]

@@ -12,6 +12,7 @@ import asyncio
 from typing import Any
 
 import grpc
+
 from kozyr.api.common.v1 import cards_pb2
 from kozyr.runtime.interceptors import AuthPolicy
 from kozyr.runtime.logging import configure_logging_for

@@ -12,6 +12,7 @@ from pathlib import Path
 import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+
 from kozyr.api.common.v1 import cards_pb2
 
 SCRIPT = Path(__file__).with_name("shutdown_probe_server.py")

@@ -19,6 +19,7 @@ import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
+
 from kozyr.api.common.v1 import cards_pb2
 from kozyr.runtime.auth import Role, bearer_metadata, current_principal, mint_token
 from kozyr.runtime.errors import (
@@ -28,7 +29,7 @@ from kozyr.runtime.errors import (
     error_reason,
     from_rpc_error,
 )
-from kozyr.runtime.interceptors import AuthPolicy
+from kozyr.runtime.interceptors import AuthPolicy, call_metadata
 from kozyr.runtime.logging import configure_logging
 from kozyr.runtime.server import GrpcServer, ServiceSpec
 from kozyr.runtime.settings import Settings, SettingsError, load_settings
@@ -295,7 +296,7 @@ def test_a_server_with_protected_methods_needs_a_jwt_key() -> None:
 async def test_a_typed_error_arrives_with_its_code_reason_and_localised_messages(
     channel: grpc.aio.Channel,
 ) -> None:
-    metadata = (*PLAYER, ("accept-language", "ro-RO"))
+    metadata = call_metadata(token=token("p-17", Role.PLAYER), language="ro-RO")
     error = await failed_call(channel, "FailTyped", code="t-9", metadata=metadata)
     assert error.code() == grpc.StatusCode.NOT_FOUND
     assert error.details() == "There is no table t-9."
@@ -381,7 +382,8 @@ async def test_each_call_writes_one_json_line_with_its_request_id(
     channel: grpc.aio.Channel, log_stream: io.StringIO
 ) -> None:
     request_id = uuid.uuid4().hex
-    await failed_call(channel, "FailTyped", metadata=(*PLAYER, ("x-request-id", request_id)))
+    metadata = call_metadata(token=token("p-17", Role.PLAYER), request_id=request_id)
+    await failed_call(channel, "FailTyped", metadata=metadata)
     lines = [line for line in _log_lines(log_stream) if line.get("request_id") == request_id]
     assert len(lines) == 1
     line = lines[0]

@@ -5,6 +5,8 @@ from __future__ import annotations
 import grpc
 import pytest
 from google.rpc import error_details_pb2, status_pb2  # type: ignore[import-untyped]
+
+from kozyr.games.base import Lang
 from kozyr.runtime.errors import (
     ERROR_DOMAIN,
     Aborted,
@@ -114,3 +116,10 @@ def test_the_internal_error_says_nothing_specific() -> None:
     assert error.code == grpc.StatusCode.INTERNAL
     assert error.reason == "INTERNAL"
     assert set(error.messages) == {"en", "ro", "it"}
+
+
+def test_messages_keyed_by_the_games_language_enum_are_accepted() -> None:
+    error = FailedPrecondition("NOT_YOUR_TURN", {Lang.EN: TEXTS["en"], Lang.RO: TEXTS["ro"]})
+    assert dict(error.messages) == {"en": TEXTS["en"], "ro": TEXTS["ro"]}
+    _, localized = unpack(to_rich_status(error, language="ro"))
+    assert localized == [("ro", TEXTS["ro"]), ("en", TEXTS["en"])]

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+
 from kozyr.runtime.logging import (
     bind_log_context,
     configure_logging,

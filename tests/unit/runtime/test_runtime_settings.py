@@ -7,6 +7,7 @@ import os
 import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ed25519
+
 from kozyr.runtime.auth import Role
 from kozyr.runtime.settings import SettingsError, load_settings
 
