@@ -7,6 +7,7 @@ from itertools import combinations, permutations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from kozyr.games.cards import Card, Suit, parse_card
 from kozyr.games.khozor_teams import DECK, assign_beats, beating_sets, beats, power
 from kozyr.games.khozor_teams.scenarios import cards

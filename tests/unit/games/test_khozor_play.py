@@ -6,6 +6,7 @@ import hashlib
 import random
 
 import pytest
+
 from kozyr.games import fair_deal, khozor_teams
 from kozyr.games.base import CHANCE, Decider, OptionsError, RuleError
 from kozyr.games.cards import JokerColor, Rank, RankOrder, Suit

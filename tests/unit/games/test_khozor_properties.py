@@ -20,6 +20,7 @@ from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from kozyr.games.base import decode_event, encode_event, registry_of
 from kozyr.games.cards import CardParseError, parse_card
 from kozyr.games.khozor_teams import (

@@ -4,6 +4,7 @@ seen by the signaller's team only."""
 from __future__ import annotations
 
 import pytest
+
 from kozyr.games.base import RuleError
 from kozyr.games.khozor_teams import (
     CardsLed,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+
 from kozyr.games.base import decode_event, encode_event, registry_of
 from kozyr.games.cards import Suit
 from kozyr.games.khozor_teams import (
@@ -99,6 +100,8 @@ def test_view_of_a_round_in_play() -> None:
     assert view(state, None)["viewer_team"] is None
     with pytest.raises(ValueError, match="seat"):
         view(state, 8)
+    with pytest.raises(ValueError, match="seat"):
+        redact(CardsLed(0, cards("7C")), -1)
 
 
 def test_the_seed_shows_only_once_the_round_is_over() -> None:

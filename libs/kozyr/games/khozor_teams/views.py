@@ -116,6 +116,8 @@ def view(state: State, seat: int | None) -> dict[str, Any]:
 
 def redact(event: Event, seat: int | None) -> dict[str, Any] | None:
     """The JSON data of `event` as `seat` may see it in its history; None: not at all."""
+    if seat is not None and not 0 <= seat < SEATS:
+        raise ValueError(f"no seat {seat} at a khozor_teams table")
     if isinstance(event, SignalSet | SignalCleared):
         if seat is None or team_of(seat) is not team_of(event.seat):
             return None
