@@ -18,7 +18,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from kozyr.games.three_five_eight.evolve import evolve, evolve_all
 from kozyr.games.three_five_eight.model import (
     COMMANDS,
     DEALS,
@@ -67,6 +66,7 @@ from kozyr.games.three_five_eight.rules import (
     turn,
 )
 from kozyr.games.three_five_eight.scoring import places
+from kozyr.games.three_five_eight.transitions import evolve, evolve_all
 from kozyr.games.three_five_eight.views import redact, view
 
 

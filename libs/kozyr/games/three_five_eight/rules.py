@@ -17,7 +17,6 @@ from kozyr.games import fair_deal
 from kozyr.games.base import CHANCE, Turn
 from kozyr.games.cards import Card
 from kozyr.games.three_five_eight import exchange, scoring
-from kozyr.games.three_five_eight.evolve import evolve, find
 from kozyr.games.three_five_eight.model import (
     DEALS,
     DECK,
@@ -55,6 +54,7 @@ from kozyr.games.three_five_eight.model import (
 )
 from kozyr.games.three_five_eight.ranking import low_key, trick_winner_offset
 from kozyr.games.three_five_eight.texts import error
+from kozyr.games.three_five_eight.transitions import evolve, find
 
 TURN_KINDS: dict[Phase, str] = {
     Phase.DRAW_DEALER: CHANCE,
@@ -137,6 +137,19 @@ def _check_seed(state: State, seed: object, phase: Phase) -> bytes:
     if not isinstance(seed, bytes) or len(seed) != fair_deal.SEED_BYTES:
         raise error("INVALID_SEED")
     return seed
+
+
+_PLAYS: tuple[dict[int, PlayCard], ...] = tuple(
+    {id(c): PlayCard(seat, c) for c in DECK} for seat in range(SEATS)
+)
+"""Ready-made PlayCard commands by interned card identity: commands are immutable
+values, and `legal_commands` runs before every card of every game (bots, bench). The
+interned cards live as long as the process, so their ids are never reused."""
+
+_PLAYED: tuple[dict[int, CardPlayed], ...] = tuple(
+    {id(c): CardPlayed(seat, c) for c in DECK} for seat in range(SEATS)
+)
+"""Ready-made CardPlayed events, for the same reason as `_PLAYS`."""
 
 
 # ----------------------------------------------------------------- follow-up events
@@ -267,15 +280,23 @@ def _discard(state: State, cmd: Discard) -> list[Event]:
 
 
 def _play_card(state: State, cmd: PlayCard) -> list[Event]:
-    d = _check_seat(state, cmd.seat, Phase.PLAY)
-    hand = d.hands[cmd.seat]
+    d = state.deal
+    seat = cmd.seat
+    if not (  # the usual case, checked inline; `_check_seat` names any error
+        state.phase is Phase.PLAY
+        and d is not None
+        and type(seat) is int
+        and (d.leader + len(d.trick)) % SEATS == seat
+    ):
+        d = _check_seat(state, seat, Phase.PLAY)
+    hand = d.hands[seat]
     at = find(hand, cmd.card)
     if at < 0:
         raise error("CARD_NOT_IN_HAND", card=str(cmd.card))
     card = hand[at]  # the interned card, whatever the command held
     if d.trick and card.suit is not d.trick[0].suit:
         _check_void_play(state, d, hand, card)
-    played = CardPlayed(cmd.seat, card)
+    played = _PLAYED[seat].get(id(card)) or CardPlayed(seat, card)
     if len(d.trick) < SEATS - 1:
         return [played]  # the hot path: nothing follows before the trick is full
     if len(d.completed) < TRICKS_PER_DEAL - 1:
@@ -319,14 +340,6 @@ def decide(state: State, command: Command) -> list[Event]:
 
 
 # ------------------------------------------------------------------- legal moves
-
-
-_PLAYS: tuple[dict[int, PlayCard], ...] = tuple(
-    {id(c): PlayCard(seat, c) for c in DECK} for seat in range(SEATS)
-)
-"""Ready-made PlayCard commands by interned card identity: commands are immutable
-values, and `legal_commands` runs before every card of every game (bots, bench). The
-interned cards live as long as the process, so their ids are never reused."""
 
 
 def legal_commands(state: State, seat: int) -> list[Command]:

@@ -12,7 +12,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from kozyr.games.three_five_eight.evolve import evolve
 from kozyr.games.three_five_eight.model import Command, Discard, Event, Phase, State
 from kozyr.games.three_five_eight.rules import (
     acting_seat,
@@ -21,6 +20,7 @@ from kozyr.games.three_five_eight.rules import (
     default_command,
     legal_commands,
 )
+from kozyr.games.three_five_eight.transitions import evolve
 
 
 def random_command(state: State, rng: random.Random) -> Command:

@@ -40,6 +40,12 @@ _FIELD_INDEX: dict[type, dict[str, int]] = {
 }
 
 
+_DEAL_HANDS = DealState._fields.index("hands")
+_DEAL_TRICK = DealState._fields.index("trick")
+_STATE_DEAL = State._fields.index("deal")
+_STATE_TURN = State._fields.index("turn_number")
+
+
 def _patch(record: _T, **changes: Any) -> _T:
     """`record._replace(**changes)` at about half the cost (this runs at every event)."""
     items = list(record)
@@ -173,10 +179,18 @@ def _cards_discarded(state: State, e: CardsDiscarded) -> State:
 
 
 def _card_played(state: State, e: CardPlayed) -> State:
+    """The hottest transition of all, hence written out with index arithmetic."""
     d = _current(state)
-    hands = _with_hand(d.hands, e.seat, _without(d.hands[e.seat], e.card))
-    deal = _patch(d, hands=hands, trick=(*d.trick, e.card))
-    return _patch(state, deal=deal, turn_number=state.turn_number + 1)
+    seat = e.seat
+    hands = d.hands
+    hands = (*hands[:seat], _without(hands[seat], e.card), *hands[seat + 1 :])
+    deal = list(d)
+    deal[_DEAL_HANDS] = hands
+    deal[_DEAL_TRICK] = (*d.trick, e.card)
+    whole = list(state)
+    whole[_STATE_DEAL] = tuple.__new__(DealState, deal)
+    whole[_STATE_TURN] = state.turn_number + 1
+    return tuple.__new__(State, whole)
 
 
 def _trick_taken(state: State, e: TrickTaken) -> State:
