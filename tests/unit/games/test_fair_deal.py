@@ -12,6 +12,7 @@ import random
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from kozyr.games import fair_deal
 from kozyr.games.cards import format_cards
 from kozyr.games.three_five_eight import DECK, deal_from_seed

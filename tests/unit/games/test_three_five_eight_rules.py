@@ -15,8 +15,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import kozyr.games.three_five_eight as game
 import pytest
+
+import kozyr.games.three_five_eight as game
 from kozyr.games import fair_deal
 from kozyr.games.base import RuleError
 from kozyr.games.cards import Card, format_cards, parse_cards
