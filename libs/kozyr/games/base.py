@@ -142,6 +142,8 @@ class Decider(Protocol):
 
     GAME_ID: str
     SEATS: int
+    COMMANDS: tuple[type, ...]
+    EVENTS: tuple[type, ...]
 
     def initial_state(self, options: Mapping[str, Any]) -> Any: ...
     def decide(self, state: Any, command: Any) -> list[Any]: ...

@@ -65,6 +65,17 @@ _log = get_logger("kozyr.grpc")
 _REQUEST_ID: ContextVar[str | None] = ContextVar("kozyr_request_id", default=None)
 
 
+_PREFERRED_LANGUAGE: ContextVar[str | None] = ContextVar("kozyr_language", default=None)
+
+
+def prefer_language(language: str | None) -> None:
+    """Let a handler choose the language of its errors from a request field.
+
+    It wins over the `accept-language` metadata for the rest of this call.
+    """
+    _PREFERRED_LANGUAGE.set(parse_language(language) if language else None)
+
+
 def current_request_id() -> str | None:
     """The `x-request-id` of the call being handled (None outside a call)."""
     return _REQUEST_ID.get()
@@ -237,7 +248,9 @@ class ErrorInterceptor(CallInterceptor):
 
 
 async def _abort(context: Any, error: KozyrError) -> None:
-    language = parse_language(metadata_value(context.invocation_metadata(), LANGUAGE_KEY))
+    language = _PREFERRED_LANGUAGE.get() or parse_language(
+        metadata_value(context.invocation_metadata(), LANGUAGE_KEY)
+    )
     status = to_status(error, language=language)
     bind_log_context(reason=error.reason)
     await context.abort(status.code, status.details, status.trailing_metadata)

@@ -1,0 +1,5 @@
+"""The Python client SDK of kozyr's gRPC APIs (bots, the CLI and the tests use it)."""
+
+from kozyr.client.table import TableClient
+
+__all__ = ["TableClient"]

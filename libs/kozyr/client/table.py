@@ -1,0 +1,168 @@
+"""A small async client of kozyr.table.v1.TableService.
+
+It adds what every caller needs and nothing else: the bearer token, a request id per
+call (so retries are safe), the language of error messages, and typed helpers. Errors
+surface as grpc.aio.AioRpcError; `kozyr.runtime.errors.error_details` reads their reason.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator, Sequence
+from types import TracebackType
+from typing import Self
+
+import grpc
+
+from kozyr.api.common.v1 import games_pb2, seats_pb2
+from kozyr.api.table.v1 import actions_pb2, views_pb2
+from kozyr.api.table.v1 import table_service_pb2 as pb
+from kozyr.api.table.v1 import table_service_pb2_grpc as pb_grpc
+
+
+def new_request_id() -> str:
+    return uuid.uuid4().hex
+
+
+class TableClient:
+    """One channel to a table service, acting with one token."""
+
+    def __init__(self, target: str, token: str | None, *, language: str | None = None) -> None:
+        self.target = target
+        self._channel = grpc.aio.insecure_channel(target)
+        self.stub = pb_grpc.TableServiceStub(self._channel)
+        metadata: list[tuple[str, str]] = []
+        if token is not None:
+            metadata.append(("authorization", f"Bearer {token}"))
+        if language is not None:
+            metadata.append(("accept-language", language))
+        self.metadata = tuple(metadata)
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    async def close(self) -> None:
+        await self._channel.close()
+
+    async def create_table(
+        self,
+        game: games_pb2.Game.ValueType,
+        seats: Sequence[str | None],
+        *,
+        request_id: str | None = None,
+        three_five_eight: pb.ThreeFiveEightOptions | None = None,
+        khozor_teams: pb.KhozorTeamsOptions | None = None,
+    ) -> pb.CreateTableResponse:
+        """Open a table; a seat of None is played by a computer."""
+        request = pb.CreateTableRequest(
+            request_id=request_id or new_request_id(),
+            game=game,
+            seats=[
+                pb.SeatAssignment(computer=True) if p is None else pb.SeatAssignment(player_id=p)
+                for p in seats
+            ],
+        )
+        if three_five_eight is not None:
+            request.three_five_eight.CopyFrom(three_five_eight)
+        if khozor_teams is not None:
+            request.khozor_teams.CopyFrom(khozor_teams)
+        response: pb.CreateTableResponse = await self.stub.CreateTable(
+            request, metadata=self.metadata
+        )
+        return response
+
+    async def get_table(self, table_id: str, *, seat: int | None = None) -> views_pb2.TableView:
+        request = pb.GetTableRequest(table_id=table_id)
+        if seat is not None:
+            request.seat = seat
+        response: pb.GetTableResponse = await self.stub.GetTable(request, metadata=self.metadata)
+        return response.view
+
+    async def watch(
+        self, table_id: str, *, from_version: int = 0, seat: int | None = None
+    ) -> AsyncIterator[views_pb2.TableView]:
+        """Fresh views after every change; resume with the last version you saw."""
+        request = pb.WatchTableRequest(table_id=table_id, from_version=from_version)
+        if seat is not None:
+            request.seat = seat
+        call = self.stub.WatchTable(request, metadata=self.metadata)
+        try:
+            async for response in call:
+                yield response.view
+        finally:
+            call.cancel()
+
+    async def submit(
+        self,
+        table_id: str,
+        action: actions_pb2.Action,
+        *,
+        request_id: str | None = None,
+        expected_version: int | None = None,
+        seat: int | None = None,
+    ) -> pb.SubmitActionResponse:
+        request = pb.SubmitActionRequest(
+            table_id=table_id, request_id=request_id or new_request_id(), action=action
+        )
+        if expected_version is not None:
+            request.expected_version = expected_version
+        if seat is not None:
+            request.seat = seat
+        response: pb.SubmitActionResponse = await self.stub.SubmitAction(
+            request, metadata=self.metadata
+        )
+        return response
+
+    async def history(
+        self, table_id: str, *, seat: int | None = None, page_size: int = 1000
+    ) -> list[pb.HistoryEvent]:
+        """Every event the caller may see, all pages."""
+        events: list[pb.HistoryEvent] = []
+        start = 0
+        while True:
+            request = pb.GetHistoryRequest(
+                table_id=table_id, from_version=start, page_size=page_size
+            )
+            if seat is not None:
+                request.seat = seat
+            page: pb.GetHistoryResponse = await self.stub.GetHistory(
+                request, metadata=self.metadata
+            )
+            events.extend(page.events)
+            if not page.next_from_version:
+                return events
+            start = page.next_from_version
+
+    async def expire_turn(self, table_id: str, turn_number: int) -> pb.ExpireTurnResponse:
+        request = pb.ExpireTurnRequest(table_id=table_id, turn_number=turn_number)
+        response: pb.ExpireTurnResponse = await self.stub.ExpireTurn(
+            request, metadata=self.metadata
+        )
+        return response
+
+    async def set_seat_control(
+        self,
+        table_id: str,
+        seat: int,
+        control: seats_pb2.SeatControl.ValueType,
+        *,
+        request_id: str | None = None,
+    ) -> pb.SetSeatControlResponse:
+        request = pb.SetSeatControlRequest(
+            table_id=table_id,
+            seat=seat,
+            control=control,
+            request_id=request_id or new_request_id(),
+        )
+        response: pb.SetSeatControlResponse = await self.stub.SetSeatControl(
+            request, metadata=self.metadata
+        )
+        return response

@@ -1,0 +1,48 @@
+"""Who may see and act for which seat (DESIGN.md §6, RULES.md "what every seat may know").
+
+Players see and act only for their own seat; a player who is not seated is a
+spectator. Services (bots, clock) may read any seat's view — a bot asks for its seat's
+view, never for hidden state — and act only for seats a computer plays. Admins
+(moderators) may read and act for any seat and read unredacted history.
+"""
+
+from __future__ import annotations
+
+from kozyr.runtime.auth import Principal, Role
+from kozyr.runtime.errors import InvalidArgument, PermissionDenied
+from kozyr.table.model import SeatControl, Table
+
+
+def _check_range(table: Table, seat: int) -> int:
+    if not 0 <= seat < len(table.seats):
+        raise InvalidArgument("INVALID_SEAT", f"There is no seat {seat} at this table.")
+    return seat
+
+
+def viewer_seat(principal: Principal, table: Table, requested: int | None) -> int | None:
+    """The seat whose view the caller gets (None: spectator / unredacted for admins)."""
+    if principal.role is Role.PLAYER:
+        own = table.seat_of(principal.subject)
+        if requested is not None and requested != own:
+            raise PermissionDenied("NOT_YOUR_SEAT", "You may only see your own seat.")
+        return own
+    return None if requested is None else _check_range(table, requested)
+
+
+def acting_seat(principal: Principal, table: Table, requested: int | None) -> int:
+    """The seat a SubmitAction plays for, or PERMISSION_DENIED."""
+    if principal.role is Role.PLAYER:
+        own = table.seat_of(principal.subject)
+        if own is None:
+            raise PermissionDenied("NOT_SEATED", "You have no seat at this table.")
+        if requested is not None and requested != own:
+            raise PermissionDenied("NOT_YOUR_SEAT", "You may only act for your own seat.")
+        return own
+    if requested is None:
+        raise InvalidArgument("SEAT_REQUIRED", "Services and admins must name the seat.")
+    seat = _check_range(table, requested)
+    if principal.role is Role.SERVICE and table.control[seat] is not SeatControl.COMPUTER:
+        raise PermissionDenied(
+            "SEAT_NOT_COMPUTER", f"Seat {seat} is played by a person: services may not act."
+        )
+    return seat

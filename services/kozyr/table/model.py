@@ -1,0 +1,147 @@
+"""The table aggregate: a game's state plus who sits where, folded from the log.
+
+Pure like the rules: no I/O, no clock, no randomness. The service loads a table by
+folding its stream with `apply`, asks the game's decider for new events, and appends
+them. Table-level events (creation, seat control) live in the same stream as the
+game's events, so one stream is the whole story of a table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+from kozyr.games.base import Decider, OptionsError, decode_event, encode_event, registry_of
+from kozyr.table.games import game_by_id
+
+COMPUTER = ""
+"""The player id of a seat that a computer plays from the start."""
+
+
+class SeatControl(StrEnum):
+    """Who plays a seat right now (RULES.md: person, computer, absent)."""
+
+    PERSON = "person"
+    COMPUTER = "computer"
+    ABSENT = "absent"
+
+
+@dataclass(frozen=True, slots=True)
+class TableCreated:
+    """The first event of every table stream."""
+
+    table_id: str
+    game_id: str
+    options: dict[str, Any]
+    seats: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class SeatControlChanged:
+    """A seat is now played by its person, covered by a computer, or absent."""
+
+    seat: int
+    control: SeatControl
+
+
+TABLE_EVENTS = registry_of([TableCreated, SeatControlChanged])
+
+
+class TableSetupError(ValueError):
+    """A CreateTable request that cannot make a table (bad seats or options)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    """A table as of `version` (the number of events folded so far)."""
+
+    table_id: str
+    game_id: str
+    game: Decider
+    options: Mapping[str, Any]
+    seats: tuple[str, ...]
+    control: tuple[SeatControl, ...]
+    state: Any
+    version: int
+    turn_deadline: datetime | None = None
+
+    def seat_of(self, player_id: str) -> int | None:
+        """The seat of a player at this table, or None for a spectator."""
+        return self.seats.index(player_id) if player_id in self.seats else None
+
+    @property
+    def is_over(self) -> bool:
+        return self.game.is_over(self.state)
+
+
+def validate_setup(game_id: str, options: Mapping[str, Any], seats: Sequence[str]) -> None:
+    """Refuse a table that could not be played; the reason names the first problem."""
+    game = game_by_id(game_id)
+    if len(seats) != game.SEATS:
+        raise TableSetupError(f"{game_id} needs exactly {game.SEATS} seats, got {len(seats)}")
+    people = [p for p in seats if p != COMPUTER]
+    if len(set(people)) != len(people):
+        raise TableSetupError("a player can take only one seat at a table")
+    try:
+        game.initial_state(options)
+    except OptionsError as err:
+        raise TableSetupError(str(err)) from err
+
+
+def start(created: TableCreated) -> Table:
+    """The table right after its creation event (version 1)."""
+    game = game_by_id(created.game_id)
+    control = tuple(
+        SeatControl.COMPUTER if p == COMPUTER else SeatControl.PERSON for p in created.seats
+    )
+    return Table(
+        table_id=created.table_id,
+        game_id=created.game_id,
+        game=game,
+        options=created.options,
+        seats=created.seats,
+        control=control,
+        state=game.initial_state(created.options),
+        version=1,
+    )
+
+
+def decode(table: Table | None, type_name: str, data: Mapping[str, Any]) -> Any:
+    """Rebuild a stored event, table-level or of the table's game."""
+    if type_name in TABLE_EVENTS:
+        return decode_event(TABLE_EVENTS, type_name, data)
+    if table is None:
+        raise ValueError(f"a table stream must start with TableCreated, not {type_name}")
+    return decode_event(game_registry(table.game), type_name, data)
+
+
+def game_registry(game: Decider) -> dict[str, type]:
+    return registry_of(game.EVENTS)
+
+
+def apply(table: Table | None, event: Any, deadline: datetime | None = None) -> Table:
+    """Fold one decoded event into the table (the next version)."""
+    if isinstance(event, TableCreated):
+        if table is not None:
+            raise ValueError("TableCreated can only start a stream")
+        return start(event)
+    if table is None:
+        raise ValueError("a table stream must start with TableCreated")
+    if isinstance(event, SeatControlChanged):
+        control = list(table.control)
+        control[event.seat] = event.control
+        return replace(table, control=tuple(control), version=table.version + 1)
+    return replace(
+        table,
+        state=table.game.evolve(table.state, event),
+        version=table.version + 1,
+        turn_deadline=deadline,
+    )
+
+
+def encode(event: Any) -> tuple[str, dict[str, Any]]:
+    """(type, JSON data) of any table or game event, for the event store."""
+    return encode_event(event)

@@ -1,0 +1,69 @@
+"""Loading tables from the event log: an in-process cache, caught up from the log.
+
+The cache is only an optimisation (DESIGN.md §4): a cached table is always brought up
+to date by reading the events after its version, so several replicas writing the same
+table stay correct — the event store's optimistic concurrency decides who wins.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from datetime import datetime
+from typing import Any
+
+from kozyr.eventstore import EventStore, RecordedEvent
+from kozyr.table import model
+from kozyr.table.model import Table
+
+STREAM_PREFIX = "table-"
+
+
+def stream_of(table_id: str) -> str:
+    return f"{STREAM_PREFIX}{table_id}"
+
+
+class TableNotFound(LookupError):
+    """No table has this id."""
+
+
+def deadline_of(event: RecordedEvent) -> datetime | None:
+    """The turn deadline recorded with an event (metadata "deadline", ISO 8601)."""
+    raw = event.metadata.get("deadline")
+    return datetime.fromisoformat(raw) if isinstance(raw, str) else None
+
+
+def fold_recorded(table: Table | None, events: list[RecordedEvent]) -> Table | None:
+    """Fold stored events into a table (None before its creation event)."""
+    for event in events:
+        decoded: Any = model.decode(table, event.type, event.data)
+        table = model.apply(table, decoded, deadline_of(event))
+    return table
+
+
+class TableRepository:
+    """Tables by id, from the log, with an LRU cache of recent tables."""
+
+    def __init__(self, store: EventStore, *, cache_size: int = 2_000) -> None:
+        self.store = store
+        self._cache: OrderedDict[str, Table] = OrderedDict()
+        self._cache_size = cache_size
+
+    async def load(self, table_id: str) -> Table:
+        """The table as of the latest event in the log; TableNotFound if none."""
+        cached = self._cache.get(table_id)
+        start = cached.version if cached is not None else 0
+        events = await self.store.read(stream_of(table_id), from_version=start)
+        table = fold_recorded(cached, events)
+        if table is None:
+            raise TableNotFound(table_id)
+        self.remember(table)
+        return table
+
+    def remember(self, table: Table) -> None:
+        """Keep the newest known version of a table (never replace newer with older)."""
+        cached = self._cache.get(table.table_id)
+        if cached is None or cached.version < table.version:
+            self._cache[table.table_id] = table
+        self._cache.move_to_end(table.table_id)
+        while len(self._cache) > self._cache_size:
+            self._cache.popitem(last=False)

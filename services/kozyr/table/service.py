@@ -1,0 +1,78 @@
+"""The table service assembled: store, app, outbox relay, NATS listener, gRPC server.
+
+`python -m kozyr.table` runs one; tests start one in-process on a free port with the
+same code, so what is tested is what runs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from kozyr.api.table.v1 import table_service_pb2, table_service_pb2_grpc
+from kozyr.bus.relay import OutboxRelay
+from kozyr.eventstore import PostgresEventStore
+from kozyr.runtime import AuthPolicy, GrpcServer, ServiceSpec, Settings, service_full_name
+from kozyr.runtime.auth import Role
+from kozyr.table.app import TableApp
+from kozyr.table.listener import TableChangeListener
+from kozyr.table.notifier import TableNotifier
+from kozyr.table.servicer import TableServicer
+
+SERVICE_NAME = service_full_name(table_service_pb2, "TableService")
+SERVICE_ONLY = frozenset({Role.SERVICE, Role.ADMIN})
+AUTH_POLICY = AuthPolicy(
+    method_roles={
+        f"/{SERVICE_NAME}/CreateTable": SERVICE_ONLY,
+        f"/{SERVICE_NAME}/ExpireTurn": SERVICE_ONLY,
+        f"/{SERVICE_NAME}/SetSeatControl": SERVICE_ONLY,
+    }
+)
+REQUIRED_SETTINGS = ("database_url", "nats_url", "jwt_key")
+
+
+class TableService:
+    """One running table service. `await start()`, then `await stop()` (or run until signal)."""
+
+    def __init__(self, settings: Settings, *, pool_size: int = 20) -> None:
+        assert settings.database_url is not None, "load_settings(required=...) checks it"
+        self.settings = settings
+        self.store = PostgresEventStore(
+            settings.database_url, subject_root=settings.subject_root, max_pool_size=pool_size
+        )
+        self.notifier = TableNotifier()
+        self.app = TableApp(self.store, notifier=self.notifier)
+        self.relay = OutboxRelay(
+            settings.database_url, settings.nats_servers, subject_root=settings.subject_root
+        )
+        self.listener = TableChangeListener(self.notifier, settings.subject_root)
+        self.servicer = TableServicer(self.app)
+        self.server = GrpcServer(
+            settings, [ServiceSpec(SERVICE_NAME, self._register)], auth=AUTH_POLICY
+        )
+        self.servicer.shutting_down = self.server.shutting_down
+        self._relay_task: asyncio.Task[None] | None = None
+
+    def _register(self, grpc_server: Any) -> None:
+        table_service_pb2_grpc.add_TableServiceServicer_to_server(self.servicer, grpc_server)
+
+    async def start(self) -> int:
+        """Connect everything and serve; returns the bound gRPC port."""
+        await self.store.open()
+        self._relay_task = asyncio.create_task(self.relay.run(), name="outbox-relay")
+        await self.listener.start(self.settings.nats_servers)
+        self.server.add_shutdown_hook(self.listener.close)
+        self.server.add_shutdown_hook(self._stop_relay)
+        self.server.add_shutdown_hook(self.store.close)
+        return await self.server.start()
+
+    async def _stop_relay(self) -> None:
+        self.relay.stop()
+        if self._relay_task is not None:
+            await self._relay_task
+
+    async def stop(self, grace: float | None = None) -> None:
+        await self.server.stop(grace)
+
+    async def run_until_signal(self) -> None:
+        await self.server.run_until_signal()

@@ -1,0 +1,267 @@
+"""The gRPC edge of the table service: validate, authorise, call TableApp, shape replies.
+
+Thin by design: every rule lives in the deciders, every state change in TableApp.
+Errors are typed KozyrErrors; the runtime's interceptor maps them to statuses.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+import grpc
+from google.protobuf.timestamp_pb2 import Timestamp
+
+from kozyr.api.common.v1 import games_pb2, seats_pb2
+from kozyr.api.table.v1 import table_service_pb2 as pb
+from kozyr.api.table.v1 import table_service_pb2_grpc as pb_grpc
+from kozyr.api.table.v1 import views_pb2
+from kozyr.eventstore import RecordedEvent
+from kozyr.games import khozor_teams, three_five_eight
+from kozyr.runtime.auth import Principal, Role, current_principal
+from kozyr.runtime.errors import InvalidArgument
+from kozyr.runtime.interceptors import current_request_id, prefer_language
+from kozyr.table import access, validation
+from kozyr.table.actions import action_from_command, command_from_action
+from kozyr.table.app import Actor, TableApp
+from kozyr.table.model import COMPUTER, TABLE_EVENTS, SeatControl, Table, decode
+from kozyr.table.views import game_view_to_proto
+
+WATCH_POLL_SECONDS = 10.0
+"""A watcher re-reads the log at least this often, even without a notification."""
+
+GAME_IDS = {
+    games_pb2.GAME_THREE_FIVE_EIGHT: three_five_eight.GAME_ID,
+    games_pb2.GAME_KHOZOR_TEAMS: khozor_teams.GAME_ID,
+}
+GAME_CODES = {v: k for k, v in GAME_IDS.items()}
+CONTROLS = {
+    seats_pb2.SEAT_CONTROL_PERSON: SeatControl.PERSON,
+    seats_pb2.SEAT_CONTROL_COMPUTER: SeatControl.COMPUTER,
+    seats_pb2.SEAT_CONTROL_ABSENT: SeatControl.ABSENT,
+}
+CONTROL_CODES = {v: k for k, v in CONTROLS.items()}
+LANGUAGES = {1: "en", 2: "ro", 3: "it"}
+
+
+def actor_of(principal: Principal) -> Actor:
+    return Actor(principal.subject, principal.role.value, current_request_id())
+
+
+def _optional(message: Any, field: str) -> int | None:
+    return int(getattr(message, field)) if message.HasField(field) else None
+
+
+def table_view(table: Table, seat: int | None) -> views_pb2.TableView:
+    """The whole client state of `seat` (None: a spectator)."""
+    game = table.game
+    turn = game.turn(table.state)
+    view = views_pb2.TableView(
+        table_id=table.table_id,
+        game=GAME_CODES[table.game_id],
+        version=table.version,
+        finished=table.is_over,
+        seats=[
+            views_pb2.SeatInfo(seat=i, player_id=p, control=CONTROL_CODES[table.control[i]])
+            for i, p in enumerate(table.seats)
+        ],
+        turn=views_pb2.TurnInfo(number=turn.number, kind=turn.kind, seats=list(turn.seats)),
+    )
+    if seat is not None:
+        view.seat = seat
+    if table.turn_deadline is not None and turn.seats and not table.is_over:
+        stamp = Timestamp()
+        stamp.FromDatetime(table.turn_deadline)
+        view.turn.deadline.CopyFrom(stamp)
+    game_view = game_view_to_proto(table.game_id, game.view(table.state, seat))
+    if isinstance(game_view, views_pb2.ThreeFiveEightView):
+        view.three_five_eight.CopyFrom(game_view)
+    else:
+        view.khozor_teams.CopyFrom(game_view)
+    if seat is not None:
+        view.legal_actions.extend(
+            action_from_command(c) for c in game.legal_commands(table.state, seat)
+        )
+    return view
+
+
+def history_data(table: Table, event: RecordedEvent, seat: int | None, full: bool) -> Any:
+    """An event's data as the caller may see it, or None when it must not see it."""
+    if full or event.type in TABLE_EVENTS:
+        return event.data
+    return table.game.redact(decode(table, event.type, event.data), seat)
+
+
+class TableServicer(pb_grpc.TableServiceServicer):
+    """kozyr.table.v1.TableService over a TableApp."""
+
+    def __init__(self, app: TableApp, shutting_down: asyncio.Event | None = None) -> None:
+        self.app = app
+        self.shutting_down = shutting_down or asyncio.Event()
+
+    async def CreateTable(
+        self, request: pb.CreateTableRequest, context: grpc.aio.ServicerContext
+    ) -> pb.CreateTableResponse:
+        principal = current_principal().require(Role.SERVICE, Role.ADMIN)
+        game_id = GAME_IDS.get(request.game)
+        if game_id is None:
+            raise InvalidArgument("INVALID_GAME", "game must be THREE_FIVE_EIGHT or KHOZOR_TEAMS")
+        outcome = await self.app.create(
+            request_id=validation.request_id(request.request_id),
+            game_id=game_id,
+            options=_options(request, game_id),
+            seats=[_occupant(s) for s in request.seats],
+            actor=actor_of(principal),
+        )
+        return pb.CreateTableResponse(
+            table_id=outcome.table.table_id, version=outcome.table.version
+        )
+
+    async def GetTable(
+        self, request: pb.GetTableRequest, context: grpc.aio.ServicerContext
+    ) -> pb.GetTableResponse:
+        table = await self.app.load(validation.table_id(request.table_id))
+        seat = access.viewer_seat(current_principal(), table, _optional(request, "seat"))
+        return pb.GetTableResponse(view=table_view(table, seat))
+
+    async def WatchTable(
+        self, request: pb.WatchTableRequest, context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[pb.WatchTableResponse]:
+        table_id = validation.table_id(request.table_id)
+        last = validation.version(request.from_version, "from_version")
+        principal = current_principal()
+        requested = _optional(request, "seat")
+        while not self.shutting_down.is_set():
+            changed = self.app.notifier.changed(table_id)
+            table = await self.app.load(table_id)
+            if table.version > last:
+                seat = access.viewer_seat(principal, table, requested)
+                yield pb.WatchTableResponse(view=table_view(table, seat))
+                last = table.version
+            await _first_of(changed, self.shutting_down, WATCH_POLL_SECONDS)
+
+    async def SubmitAction(
+        self, request: pb.SubmitActionRequest, context: grpc.aio.ServicerContext
+    ) -> pb.SubmitActionResponse:
+        prefer_language(LANGUAGES.get(request.language))
+        principal = current_principal()
+        table_id = validation.table_id(request.table_id)
+        request_id = validation.request_id(request.request_id)
+        expected = _optional(request, "expected_version")
+        if expected is not None:
+            validation.version(expected, "expected_version")
+        requested = _optional(request, "seat")
+        table = await self.app.load(table_id)
+        seat = access.acting_seat(principal, table, requested)
+        command_from_action(table.game_id, seat, request.action)  # malformed → refused now
+        actor = actor_of(principal)
+        if principal.role is Role.PLAYER and table.control[seat] is not SeatControl.PERSON:
+            # A player who acts is back: he retakes his seat at once (RULES.md).
+            await self.app.set_seat_control(
+                table_id, seat, SeatControl.PERSON, request_id=f"retake-{request_id}", actor=actor
+            )
+        outcome = await self.app.submit(
+            table_id,
+            lambda t: command_from_action(t.game_id, seat, request.action),
+            request_id=request_id,
+            actor=actor,
+            expected_version=expected,
+            check=lambda t: access.acting_seat(principal, t, requested),
+        )
+        return pb.SubmitActionResponse(
+            view=table_view(outcome.table, seat), duplicate=outcome.duplicate
+        )
+
+    async def GetHistory(
+        self, request: pb.GetHistoryRequest, context: grpc.aio.ServicerContext
+    ) -> pb.GetHistoryResponse:
+        principal = current_principal()
+        table_id = validation.table_id(request.table_id)
+        start = validation.version(request.from_version, "from_version")
+        size = validation.page_size(request.page_size)
+        requested = _optional(request, "seat")
+        table, events = await self.app.history(table_id, start, size)
+        seat = access.viewer_seat(principal, table, requested)
+        full = principal.role is Role.ADMIN and requested is None
+        shown = []
+        for event in events:
+            data = history_data(table, event, seat, full)
+            if data is None:
+                continue
+            stamp = Timestamp()
+            stamp.FromDatetime(event.recorded_at)
+            shown.append(
+                pb.HistoryEvent(
+                    version=event.position,
+                    type=event.type,
+                    data_json=json.dumps(data, sort_keys=True),
+                    recorded_at=stamp,
+                )
+            )
+        more = bool(events) and events[-1].position < table.version
+        return pb.GetHistoryResponse(
+            events=shown,
+            next_from_version=events[-1].position if more else 0,
+            version=table.version,
+        )
+
+    async def ExpireTurn(
+        self, request: pb.ExpireTurnRequest, context: grpc.aio.ServicerContext
+    ) -> pb.ExpireTurnResponse:
+        principal = current_principal().require(Role.SERVICE, Role.ADMIN)
+        table_id = validation.table_id(request.table_id)
+        turn_number = validation.version(request.turn_number, "turn_number")
+        outcome = await self.app.expire_turn(table_id, turn_number, actor_of(principal))
+        return pb.ExpireTurnResponse(applied=outcome.applied, version=outcome.table.version)
+
+    async def SetSeatControl(
+        self, request: pb.SetSeatControlRequest, context: grpc.aio.ServicerContext
+    ) -> pb.SetSeatControlResponse:
+        principal = current_principal().require(Role.SERVICE, Role.ADMIN)
+        table_id = validation.table_id(request.table_id)
+        control = CONTROLS.get(request.control)
+        if control is None:
+            raise InvalidArgument("INVALID_CONTROL", "control must be PERSON, COMPUTER or ABSENT")
+        outcome = await self.app.set_seat_control(
+            table_id,
+            request.seat,
+            control,
+            request_id=validation.request_id(request.request_id),
+            actor=actor_of(principal),
+        )
+        return pb.SetSeatControlResponse(version=outcome.table.version, changed=outcome.applied)
+
+
+def _occupant(seat: pb.SeatAssignment) -> str:
+    kind = seat.WhichOneof("occupant")
+    if kind == "player_id":
+        return validation.player_id(seat.player_id)
+    if kind == "computer" and seat.computer:
+        return COMPUTER
+    raise InvalidArgument("INVALID_SEAT_ASSIGNMENT", "each seat needs a player_id or computer")
+
+
+def _options(request: pb.CreateTableRequest, game_id: str) -> dict[str, Any]:
+    given = request.WhichOneof("options")
+    if given is not None and given != game_id:
+        raise InvalidArgument("OPTIONS_GAME_MISMATCH", f"{given} options for a {game_id} table")
+    options: dict[str, Any] = {}
+    if given == three_five_eight.GAME_ID:
+        options["must_trump"] = request.three_five_eight.must_trump
+        if request.three_five_eight.turn_seconds:
+            options["turn_seconds"] = request.three_five_eight.turn_seconds
+    elif given == khozor_teams.GAME_ID and request.khozor_teams.turn_seconds:
+        options["turn_seconds"] = request.khozor_teams.turn_seconds
+    return options
+
+
+async def _first_of(changed: asyncio.Event, stopping: asyncio.Event, poll_seconds: float) -> None:
+    """Wait until the table changes, the server stops, or `poll_seconds` pass."""
+    waiters = {asyncio.ensure_future(changed.wait()), asyncio.ensure_future(stopping.wait())}
+    try:
+        await asyncio.wait(waiters, timeout=poll_seconds, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for waiter in waiters:
+            waiter.cancel()
