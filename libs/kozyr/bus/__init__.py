@@ -1,0 +1,1 @@
+"""NATS JetStream for kozyr (DESIGN.md §5): subjects, streams, the outbox relay, consumers."""

@@ -1,0 +1,320 @@
+"""`OutboxRelay`: publishes the outbox to JetStream, then deletes what was acknowledged.
+
+Guarantees (details and failure cases in docs/eventstore.md, "Relay"):
+
+- Nothing lost: a row is deleted only after JetStream acknowledged (stored) its event.
+- Effectively once: publishing is at-least-once (a crash between the ack and the
+  delete republishes), and JetStream drops the repeat because `Nats-Msg-Id` is the
+  event id (within the streams' duplicate window).
+- Per-stream order: rows are read in global-position order (per stream that is
+  position order) and the events of one stream are published one at a time, each
+  after the previous one's ack. Different streams are published concurrently.
+- Replicas: any number may run; a session-level advisory lock elects one leader and
+  the others wait. The lock lives on the leader's database connection, so a leader
+  that loses its connection loses its leadership at the same moment, and every read
+  and delete it makes goes through that connection. Even two overlapping publishers
+  could not reorder a stream: each publishes a stream's next event only after the
+  previous one is stored, and duplicates are dropped by the server.
+- Wakes on NOTIFY from the outbox trigger, and polls every `idle_interval` anyway
+  (a notification sent while the relay was reconnecting is not lost work, only late).
+- Survives PostgreSQL and NATS outages: every failure ends the current session and a
+  new one starts after an exponential backoff; `stop()` ends `run()` gracefully.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import nats
+import structlog
+from asyncpg import Connection, connect
+from nats.aio.client import Client as NatsClient
+from nats.js import JetStreamContext
+
+from kozyr.bus.codec import encode_event, event_headers
+from kozyr.bus.streams import DEFAULT_CATEGORIES, DEFAULT_DUPLICATE_WINDOW, ensure_event_streams
+from kozyr.bus.subjects import DEFAULT_ROOT, check_root
+from kozyr.eventstore.model import RecordedEvent
+from kozyr.eventstore.rows import events_from_rows
+from kozyr.eventstore.schema import OUTBOX_CHANNEL
+from kozyr.eventstore.statements import EVENT_COLUMNS
+from kozyr.eventstore.urls import asyncpg_dsn
+
+log = structlog.get_logger(__name__)
+
+RELAY_LOCK_KEY = 0x6B6F7A79_726C79  # "kozyr" "rly": the leader's advisory lock id
+
+
+def _qualified(columns: str, alias: str) -> str:
+    return ", ".join(f"{alias}.{column.strip()}" for column in columns.split(","))
+
+
+_PENDING = f"""
+SELECT {_qualified(EVENT_COLUMNS, "e")}, o.subject
+  FROM outbox o JOIN events e ON e.global_position = o.global_position
+ ORDER BY o.global_position
+ LIMIT $1
+"""
+_DELETE = "DELETE FROM outbox WHERE global_position = ANY($1::bigint[])"
+_BACKLOG = "SELECT count(*), min(enqueued_at) FROM outbox"
+
+
+@dataclass(frozen=True, slots=True)
+class Backoff:
+    """Exponential backoff with full jitter, capped (seconds)."""
+
+    initial: float = 0.05
+    maximum: float = 5.0
+    factor: float = 2.0
+
+    def delay(self, failures: int) -> float:
+        ceiling = min(self.maximum, self.initial * self.factor ** max(failures - 1, 0))
+        return random.uniform(ceiling / 2, ceiling)
+
+
+@dataclass(slots=True)
+class RelayStats:
+    """Counters for logs and metrics (monotonic since the relay was built)."""
+
+    published: int = 0
+    batches: int = 0
+    sessions: int = 0
+    failures: int = 0
+    leader: bool = False
+    last_error: str | None = field(default=None)
+
+
+@dataclass(frozen=True, slots=True)
+class _Pending:
+    event: RecordedEvent
+    subject: str
+
+
+class _PublishFailed(Exception):
+    """Some events could not be published; the acknowledged ones were deleted."""
+
+
+class OutboxRelay:
+    """Moves outbox rows to JetStream. `await relay.run()` until `relay.stop()`."""
+
+    def __init__(
+        self,
+        database_url: str,
+        nats_servers: str | Sequence[str],
+        *,
+        subject_root: str = DEFAULT_ROOT,
+        categories: Sequence[str] = DEFAULT_CATEGORIES,
+        duplicate_window: float = DEFAULT_DUPLICATE_WINDOW,
+        batch_size: int = 256,
+        idle_interval: float = 1.0,
+        publish_timeout: float = 5.0,
+        backoff: Backoff | None = None,
+        lock_key: int = RELAY_LOCK_KEY,
+        application_name: str = "kozyr-outbox-relay",
+        connect_timeout: float = 5.0,
+        stop_grace: float = 10.0,
+        nats_options: dict[str, Any] | None = None,
+    ) -> None:
+        self._dsn = asyncpg_dsn(database_url)
+        self._servers = [nats_servers] if isinstance(nats_servers, str) else list(nats_servers)
+        self._root = check_root(subject_root)
+        self._categories = tuple(categories)
+        self._duplicate_window = duplicate_window
+        self._batch_size = batch_size
+        self._idle_interval = idle_interval
+        self._publish_timeout = publish_timeout
+        self._backoff = backoff or Backoff()
+        self._lock_key = lock_key
+        self._application_name = application_name
+        self._connect_timeout = connect_timeout
+        self._stop_grace = stop_grace
+        self._nats_options = nats_options or {}
+        self._stopping = asyncio.Event()
+        self._wake = asyncio.Event()
+        self._nats: NatsClient | None = None
+        self.stats = RelayStats()
+
+    # -- lifecycle -------------------------------------------------------------------
+
+    def stop(self) -> None:
+        """Ask `run()` to return after the batch in flight (published rows get deleted)."""
+        self._stopping.set()
+        self._wake.set()
+
+    @property
+    def stopping(self) -> bool:
+        return self._stopping.is_set()
+
+    async def run(self) -> None:
+        """Relay until `stop()`: sessions separated by backoff whenever something fails."""
+        failures = 0
+        try:
+            while not self._stopping.is_set():
+                try:
+                    await self._session_until_stopped()
+                    failures = 0
+                except Exception as error:  # every failure means: reconnect later
+                    failures += 1
+                    self.stats.failures += 1
+                    self.stats.last_error = f"{type(error).__name__}: {error}"
+                    log.warning("outbox relay session failed", error=self.stats.last_error)
+                    await self._pause(self._backoff.delay(failures))
+        finally:
+            self.stats.leader = False
+            await self._close_nats()
+
+    async def _session_until_stopped(self) -> None:
+        """Run a session; after `stop()`, give it `stop_grace` seconds to finish its batch."""
+        session = asyncio.create_task(self._session())
+        stopped = asyncio.create_task(self._stopping.wait())
+        try:
+            await asyncio.wait({session, stopped}, return_when=asyncio.FIRST_COMPLETED)
+            if not session.done():
+                await asyncio.wait({session}, timeout=self._stop_grace)
+        finally:
+            stopped.cancel()
+            if not session.done():
+                session.cancel()
+                await asyncio.gather(session, return_exceptions=True)
+        if not session.cancelled():
+            session.result()
+
+    async def _pause(self, seconds: float) -> None:
+        """Sleep, but wake up early for `stop()` (or a NOTIFY when idle)."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._wake.wait(), timeout=seconds)
+        self._wake.clear()
+
+    # -- one session: one database connection, leadership, batches --------------------
+
+    async def _session(self) -> None:
+        js = await self._jetstream()
+        await ensure_event_streams(
+            js, self._root, self._categories, duplicate_window=self._duplicate_window
+        )
+        connection = await connect(
+            self._dsn,
+            timeout=self._connect_timeout,
+            server_settings={"application_name": self._application_name},
+        )
+        self.stats.sessions += 1
+        try:
+            await self._lead(connection, js)
+        finally:
+            self.stats.leader = False
+            connection.terminate()
+
+    async def _lead(self, connection: Connection, js: JetStreamContext) -> None:
+        while not await connection.fetchval("SELECT pg_try_advisory_lock($1)", self._lock_key):
+            if self._stopping.is_set():
+                return
+            await self._pause(self._idle_interval)
+        self.stats.leader = True
+        log.info("outbox relay is the leader")
+        await connection.add_listener(OUTBOX_CHANNEL, self._notified)
+        while not self._stopping.is_set():
+            if await self._relay_batch(connection, js) == 0:
+                await self._pause(self._idle_interval)
+
+    def _notified(self, *_: object) -> None:
+        self._wake.set()
+
+    async def _relay_batch(self, connection: Connection, js: JetStreamContext) -> int:
+        rows = await connection.fetch(_PENDING, self._batch_size)
+        if not rows:
+            return 0
+        subjects = [row[10] for row in rows]
+        pending = [
+            _Pending(event, subject)
+            for event, subject in zip(events_from_rows(rows), subjects, strict=True)
+        ]
+        acknowledged, error = await self._publish(js, pending)
+        if acknowledged:
+            await connection.execute(_DELETE, acknowledged)
+        self.stats.batches += 1
+        self.stats.published += len(acknowledged)
+        if error is not None:
+            raise _PublishFailed(
+                f"{len(pending) - len(acknowledged)} events not published"
+            ) from error
+        return len(acknowledged)
+
+    # -- publishing ------------------------------------------------------------------
+
+    async def _publish(
+        self, js: JetStreamContext, pending: Sequence[_Pending]
+    ) -> tuple[list[int], BaseException | None]:
+        """Publish per stream in order, streams concurrently; the acked global positions."""
+        by_stream: dict[str, list[_Pending]] = {}
+        for item in pending:
+            by_stream.setdefault(item.event.stream, []).append(item)
+        outcomes = await asyncio.gather(
+            *(self._publish_stream(js, items) for items in by_stream.values())
+        )
+        acknowledged = sorted(position for done, _ in outcomes for position in done)
+        errors = [error for _, error in outcomes if error is not None]
+        return acknowledged, errors[0] if errors else None
+
+    async def _publish_stream(
+        self, js: JetStreamContext, items: Sequence[_Pending]
+    ) -> tuple[list[int], BaseException | None]:
+        done: list[int] = []
+        for item in items:
+            try:
+                await js.publish(
+                    item.subject,
+                    encode_event(item.event),
+                    timeout=self._publish_timeout,
+                    headers=event_headers(item.event),
+                )
+            except Exception as error:  # stop this stream here: order before progress
+                return done, error
+            done.append(item.event.global_position)
+        return done, None
+
+    async def _jetstream(self) -> JetStreamContext:
+        if self._nats is None or self._nats.is_closed:
+            options: dict[str, Any] = {
+                "name": self._application_name,
+                "allow_reconnect": True,  # once connected, reconnect in the background
+                "max_reconnect_attempts": -1,
+                "reconnect_time_wait": 0.5,
+                "connect_timeout": 2,
+                "error_cb": _log_nats_error,
+                **self._nats_options,
+            }
+            # With unlimited reconnects nats.connect waits forever for a first server:
+            # bound it, and let the session backoff retry.
+            self._nats = await asyncio.wait_for(
+                nats.connect(self._servers, **options), timeout=self._connect_timeout
+            )
+        return self._nats.jetstream(timeout=self._publish_timeout)
+
+    async def _close_nats(self) -> None:
+        client, self._nats = self._nats, None
+        if client is not None and not client.is_closed:
+            await client.close()
+
+
+async def _log_nats_error(error: Exception) -> None:
+    log.debug("nats connection error", error=f"{type(error).__name__}: {error}")
+
+
+async def outbox_backlog(database_url: str) -> tuple[int, float | None]:
+    """(rows waiting, age in seconds of the oldest): the relay lag, for metrics and ops."""
+    connection = await connect(asyncpg_dsn(database_url))
+    try:
+        count, oldest = await connection.fetchrow(_BACKLOG)
+        if oldest is None:
+            return int(count), None
+        age = await connection.fetchval(
+            "SELECT extract(epoch FROM now() - $1::timestamptz)", oldest
+        )
+        return int(count), float(age)
+    finally:
+        await connection.close()

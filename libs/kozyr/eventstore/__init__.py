@@ -1,0 +1,46 @@
+"""The PostgreSQL event log (DESIGN.md §4): append with optimistic concurrency and
+idempotency, per-stream hash chain, transactional outbox. See docs/eventstore.md.
+"""
+
+from kozyr.eventstore.errors import (
+    ConcurrencyConflict,
+    EventStoreError,
+    IdempotencyConflict,
+    InvalidEvent,
+    SchemaNotMigrated,
+    StoreUnavailable,
+    StreamCorrupted,
+    VerifyFailure,
+)
+from kozyr.eventstore.memory import InMemoryEventStore
+from kozyr.eventstore.migrations import downgrade, migrate
+from kozyr.eventstore.model import (
+    AppendResult,
+    EventStore,
+    NewEvent,
+    RecordedEvent,
+    StreamHead,
+    VerifyReport,
+)
+from kozyr.eventstore.store import PostgresEventStore
+
+__all__ = [
+    "AppendResult",
+    "ConcurrencyConflict",
+    "EventStore",
+    "EventStoreError",
+    "IdempotencyConflict",
+    "InMemoryEventStore",
+    "InvalidEvent",
+    "NewEvent",
+    "PostgresEventStore",
+    "RecordedEvent",
+    "SchemaNotMigrated",
+    "StoreUnavailable",
+    "StreamCorrupted",
+    "StreamHead",
+    "VerifyFailure",
+    "VerifyReport",
+    "downgrade",
+    "migrate",
+]

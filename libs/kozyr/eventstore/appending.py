@@ -1,0 +1,178 @@
+"""Turning an append request into exactly what gets stored (pure, shared by every backend).
+
+Everything that does not depend on the database is decided here, once: validation, event
+ids, the timestamp, canonical bytes, subjects, the request fingerprint. A backend then
+only has to find the previous hash, chain, and write atomically. Sharing this code is
+what makes `InMemoryEventStore` behave like `PostgresEventStore`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+from uuid import UUID
+
+from kozyr.bus.subjects import subject_for
+from kozyr.eventstore.errors import InvalidEvent
+from kozyr.eventstore.hashing import (
+    canonical_event,
+    chain_hash,
+    check_json,
+    fingerprint_command,
+    fingerprint_events,
+)
+from kozyr.eventstore.model import AppendResult, NewEvent, RecordedEvent
+
+MAX_REQUEST_ID_LENGTH = 200
+MAX_EVENTS_PER_APPEND = 10_000
+
+
+@dataclass(frozen=True, slots=True)
+class PlannedEvent:
+    """One event ready to be chained: everything but its hash and global position."""
+
+    event_id: UUID
+    position: int
+    type: str
+    schema_version: int
+    data: dict[str, Any]
+    subject: str
+    canonical: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class AppendPlan:
+    """A validated append: the rows to write once the previous hash is known."""
+
+    stream: str
+    expected_version: int
+    request_id: str
+    fingerprint: bytes
+    metadata: dict[str, Any]
+    recorded_at: datetime
+    events: tuple[PlannedEvent, ...]
+
+    @property
+    def new_version(self) -> int:
+        return self.expected_version + len(self.events)
+
+    def chain(self, previous_hash: bytes) -> list[bytes]:
+        """The hashes of the planned events, continuing the chain from `previous_hash`."""
+        hashes: list[bytes] = []
+        for event in self.events:
+            previous_hash = chain_hash(previous_hash, event.canonical)
+            hashes.append(previous_hash)
+        return hashes
+
+    def recorded(self, hashes: Sequence[bytes], global_positions: Sequence[int]) -> AppendResult:
+        """The result of this plan once stored with these hashes and global positions."""
+        recorded = tuple(
+            RecordedEvent(
+                event_id=event.event_id,
+                stream=self.stream,
+                position=event.position,
+                global_position=global_position,
+                type=event.type,
+                schema_version=event.schema_version,
+                data=event.data,
+                metadata=dict(self.metadata),
+                recorded_at=self.recorded_at,
+                hash=event_hash.hex(),
+            )
+            for event, event_hash, global_position in zip(
+                self.events, hashes, global_positions, strict=True
+            )
+        )
+        return AppendResult(stream=self.stream, events=recorded, duplicate=False)
+
+
+def plan_append(
+    stream: str,
+    expected_version: int,
+    events: Sequence[NewEvent],
+    *,
+    request_id: str,
+    metadata: Mapping[str, Any] | None,
+    command_fingerprint: str | None,
+    subject_root: str,
+    recorded_at: datetime,
+    new_event_id: Callable[[], UUID],
+) -> AppendPlan:
+    """Validate an append and compute everything it will store (raises `InvalidEvent`)."""
+    _check_arguments(expected_version, events, request_id)
+    stored_metadata = {**(metadata or {}), "request_id": request_id}
+    check_json(stored_metadata, "metadata")
+    planned = tuple(
+        _plan_event(
+            stream,
+            expected_version + index + 1,
+            event,
+            stored_metadata,
+            subject_root,
+            recorded_at,
+            new_event_id(),
+        )
+        for index, event in enumerate(events)
+    )
+    if command_fingerprint is not None:
+        fingerprint = fingerprint_command(command_fingerprint)
+    else:
+        fingerprint = fingerprint_events([(e.type, e.schema_version, e.data) for e in events])
+    return AppendPlan(
+        stream=stream,
+        expected_version=expected_version,
+        request_id=request_id,
+        fingerprint=fingerprint,
+        metadata=json.loads(json.dumps(stored_metadata)),
+        recorded_at=recorded_at,
+        events=planned,
+    )
+
+
+def _check_arguments(expected_version: int, events: Sequence[NewEvent], request_id: str) -> None:
+    if isinstance(expected_version, bool) or expected_version < 0:
+        raise InvalidEvent(f"expected_version must be ≥ 0, got {expected_version!r}")
+    if not events:
+        raise InvalidEvent("an append needs at least one event")
+    if len(events) > MAX_EVENTS_PER_APPEND:
+        raise InvalidEvent(f"at most {MAX_EVENTS_PER_APPEND} events per append")
+    if not request_id or len(request_id) > MAX_REQUEST_ID_LENGTH or "\x00" in request_id:
+        raise InvalidEvent(f"request_id must be 1..{MAX_REQUEST_ID_LENGTH} characters")
+
+
+def _plan_event(
+    stream: str,
+    position: int,
+    event: NewEvent,
+    metadata: Mapping[str, Any],
+    subject_root: str,
+    recorded_at: datetime,
+    event_id: UUID,
+) -> PlannedEvent:
+    try:
+        subject = subject_for(stream, event.type, subject_root)
+    except ValueError as error:
+        raise InvalidEvent(str(error)) from error
+    check_json(event.data, "data")
+    canonical = canonical_event(
+        event_id=event_id,
+        stream=stream,
+        position=position,
+        event_type=event.type,
+        schema_version=event.schema_version,
+        data=event.data,
+        metadata=metadata,
+        recorded_at=recorded_at,
+    )
+    return PlannedEvent(
+        event_id=event_id,
+        position=position,
+        type=event.type,
+        schema_version=event.schema_version,
+        data=json.loads(canonical)["data"],
+        subject=subject,
+        canonical=canonical,
+    )

@@ -1,0 +1,148 @@
+"""`InMemoryEventStore`: the same contract as `PostgresEventStore`, in a process's memory.
+
+For unit tests of services and deciders: same validation, same hashes, same errors,
+same idempotency (it shares `plan_append` and `verify_events` with the real store).
+There is no outbox: nothing is published. One lock makes every append atomic.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+from uuid import UUID, uuid4
+
+from kozyr.bus.subjects import DEFAULT_ROOT, check_root
+from kozyr.eventstore.appending import AppendPlan, plan_append
+from kozyr.eventstore.errors import ConcurrencyConflict, IdempotencyConflict
+from kozyr.eventstore.hashing import GENESIS_HASH
+from kozyr.eventstore.model import (
+    AppendResult,
+    NewEvent,
+    RecordedEvent,
+    StreamHead,
+    VerifyReport,
+)
+from kozyr.eventstore.verification import verify_events
+
+
+@dataclass(slots=True)
+class _Stream:
+    events: list[RecordedEvent] = field(default_factory=list)
+    head_hash: bytes = GENESIS_HASH
+    requests: dict[str, tuple[bytes, int, int]] = field(default_factory=dict)
+
+    @property
+    def version(self) -> int:
+        return len(self.events)
+
+
+class InMemoryEventStore:
+    """An `EventStore` held in dicts; state is lost with the object."""
+
+    def __init__(
+        self,
+        *,
+        subject_root: str = DEFAULT_ROOT,
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+        new_event_id: Callable[[], UUID] = uuid4,
+    ) -> None:
+        self._subject_root = check_root(subject_root)
+        self._clock = clock
+        self._new_event_id = new_event_id
+        self._streams: dict[str, _Stream] = {}
+        self._log: list[RecordedEvent] = []
+        self._lock = asyncio.Lock()
+
+    async def append(
+        self,
+        stream: str,
+        expected_version: int,
+        events: Sequence[NewEvent],
+        *,
+        request_id: str,
+        metadata: Mapping[str, Any] | None = None,
+        command_fingerprint: str | None = None,
+    ) -> AppendResult:
+        plan = plan_append(
+            stream,
+            expected_version,
+            events,
+            request_id=request_id,
+            metadata=metadata,
+            command_fingerprint=command_fingerprint,
+            subject_root=self._subject_root,
+            recorded_at=self._clock(),
+            new_event_id=self._new_event_id,
+        )
+        async with self._lock:
+            return self._append(plan)
+
+    def _append(self, plan: AppendPlan) -> AppendResult:
+        state = self._streams.get(plan.stream) or _Stream()
+        first = state.requests.get(plan.request_id)
+        if first is not None:
+            fingerprint, first_position, last_position = first
+            if fingerprint != plan.fingerprint:
+                raise IdempotencyConflict(plan.stream, plan.request_id)
+            return _duplicate(plan.stream, state.events[first_position - 1 : last_position])
+        if state.version != plan.expected_version:
+            raise ConcurrencyConflict(plan.stream, plan.expected_version, state.version)
+        hashes = plan.chain(state.head_hash)
+        global_positions = range(len(self._log) + 1, len(self._log) + 1 + len(plan.events))
+        result = plan.recorded(hashes, list(global_positions))
+        state.events.extend(result.events)
+        state.head_hash = hashes[-1]
+        state.requests[plan.request_id] = (
+            plan.fingerprint,
+            plan.expected_version + 1,
+            plan.new_version,
+        )
+        self._streams[plan.stream] = state
+        self._log.extend(result.events)
+        return result
+
+    async def read(
+        self, stream: str, from_version: int = 0, limit: int | None = None
+    ) -> list[RecordedEvent]:
+        state = self._streams.get(stream)
+        if state is None:
+            return []
+        selected = state.events[max(from_version, 0) :]
+        return selected if limit is None else selected[: max(limit, 0)]
+
+    async def read_all(self, after_global: int = 0, limit: int = 1000) -> list[RecordedEvent]:
+        return self._log[max(after_global, 0) :][: max(limit, 0)]
+
+    async def head(self, stream: str) -> StreamHead | None:
+        state = self._streams.get(stream)
+        if state is None:
+            return None
+        return StreamHead(stream=stream, version=state.version, head_hash=state.head_hash.hex())
+
+    async def result_of(self, stream: str, request_id: str) -> AppendResult | None:
+        state = self._streams.get(stream)
+        first = state.requests.get(request_id) if state else None
+        if state is None or first is None:
+            return None
+        return _duplicate(stream, state.events[first[1] - 1 : first[2]])
+
+    async def verify(self, stream: str) -> VerifyReport:
+        return verify_events(stream, await self.head(stream), await self.read(stream))
+
+    def tamper(self, stream: str, position: int, **changes: Any) -> None:
+        """Test hook: overwrite fields of a stored event, as a rogue DBA would a row.
+
+        Exists so that the shared contract tests can check tamper detection on this
+        backend too; production code has no reason to call it.
+        """
+        state = self._streams[stream]
+        original = state.events[position - 1]
+        state.events[position - 1] = dataclasses.replace(original, **changes)
+
+
+def _duplicate(stream: str, events: Sequence[RecordedEvent]) -> AppendResult:
+    return AppendResult(stream=stream, events=tuple(events), duplicate=True)

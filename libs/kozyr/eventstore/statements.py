@@ -1,0 +1,104 @@
+"""The SQL of `PostgresEventStore`, in one place so that it can be read (and reviewed) whole.
+
+The append is ONE statement, hence one round trip and one implicit transaction: a chain
+of data-modifying CTEs where every step feeds on the previous one, so that when the
+version check matches no row nothing else is written either:
+
+    head      bump the stream's version and head hash, only at the expected version
+              (a new stream: insert it, nothing if it exists already)
+    request   record (stream, request id): its primary key makes a concurrent duplicate
+              fail with a unique violation, undoing the whole statement
+    batch     the events, decoded from one jsonb parameter
+    appended  insert them at the next positions (UNIQUE (stream, position) backstop)
+    queued    the same events into the outbox (a trigger NOTIFYs the relay)
+
+Under READ COMMITTED, a concurrent writer blocked on the streams row re-checks
+`version = $expected` against the committed row and matches nothing.
+
+Parameters of both append statements, by position:
+    $1 stream  $2 expected version  $3 new version  $4 new head hash  $5 request id
+    $6 request fingerprint  $7 recorded_at  $8 metadata (jsonb text)  $9 events (jsonb
+    text: [{event_id, position, type, schema_version, data, hash (hex), subject}, …])
+    $10 previous head hash (existing streams only)
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+_APPEND_TEMPLATE: Final = """
+WITH head AS (
+    {head}
+), request AS (
+    INSERT INTO stream_requests
+        (stream, request_id, fingerprint, first_position, last_position, recorded_at)
+    SELECT id, $5, $6, $2::bigint + 1, $3, $7 FROM head
+    RETURNING stream
+), batch AS (
+    SELECT b.*
+      FROM request,
+           jsonb_to_recordset($9::jsonb) AS b(
+               event_id uuid, position bigint, type text, schema_version integer,
+               data jsonb, hash text, subject text)
+), appended AS (
+    INSERT INTO events
+        (event_id, stream, position, type, schema_version, data, metadata, recorded_at, hash)
+    SELECT event_id, $1, position, type, schema_version, data, $8::jsonb, $7,
+           decode(hash, 'hex')
+      FROM batch
+     ORDER BY position
+    RETURNING global_position, position
+), queued AS (
+    INSERT INTO outbox (global_position, subject)
+    SELECT appended.global_position, batch.subject
+      FROM appended JOIN batch USING (position)
+)
+SELECT global_position FROM appended ORDER BY position
+"""
+
+APPEND_TO_EXISTING_STREAM: Final = _APPEND_TEMPLATE.format(
+    head="""UPDATE streams
+       SET version = $3, head_hash = $4, updated_at = $7
+     WHERE id = $1 AND version = $2 AND head_hash = $10
+    RETURNING id"""
+)
+
+APPEND_TO_NEW_STREAM: Final = _APPEND_TEMPLATE.format(
+    head="""INSERT INTO streams (id, version, head_hash, created_at, updated_at)
+    SELECT $1, $3, $4, $7, $7 WHERE $2::bigint = 0
+    ON CONFLICT (id) DO NOTHING
+    RETURNING id"""
+)
+
+EVENT_COLUMNS: Final = (
+    "global_position, event_id, stream, position, type, schema_version, "
+    "data::text, metadata::text, recorded_at, hash"
+)
+"""The column order `_event_from_row` expects (jsonb as text: decoded by our own parser)."""
+
+READ_STREAM: Final = f"""
+SELECT {EVENT_COLUMNS} FROM events
+ WHERE stream = $1 AND position > $2
+ ORDER BY position
+ LIMIT $3
+"""
+
+READ_POSITIONS: Final = f"""
+SELECT {EVENT_COLUMNS} FROM events
+ WHERE stream = $1 AND position BETWEEN $2 AND $3
+ ORDER BY position
+"""
+
+READ_ALL: Final = f"""
+SELECT {EVENT_COLUMNS} FROM events
+ WHERE global_position > $1
+ ORDER BY global_position
+ LIMIT $2
+"""
+
+HEAD: Final = "SELECT version, head_hash FROM streams WHERE id = $1"
+
+REQUEST: Final = """
+SELECT fingerprint, first_position, last_position FROM stream_requests
+ WHERE stream = $1 AND request_id = $2
+"""

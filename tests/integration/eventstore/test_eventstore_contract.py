@@ -1,0 +1,477 @@
+"""The event store contract, run against every backend (InMemoryEventStore, PostgreSQL).
+
+One suite, parametrised over the backends, in the spirit of eventsourcing's
+tests/persistence.py: whatever a service can observe through `EventStore` must be the
+same on both. PostgreSQL-only behaviour (real concurrency, killed connections, the
+append-only trigger) is in test_eventstore_postgres.py.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+import asyncpg
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from kozyr.eventstore import (
+    ConcurrencyConflict,
+    EventStore,
+    IdempotencyConflict,
+    InMemoryEventStore,
+    InvalidEvent,
+    NewEvent,
+    PostgresEventStore,
+    RecordedEvent,
+    StreamCorrupted,
+    VerifyFailure,
+    migrate,
+)
+from kozyr.eventstore.urls import asyncpg_dsn
+
+Tamper = Callable[[str, int, dict[str, Any]], Awaitable[None]]
+
+
+@dataclass
+class Backend:
+    name: str
+    store: EventStore
+    tamper: Tamper
+    """Overwrite the data of one stored event behind the store's back."""
+
+
+@pytest.fixture(params=["memory", pytest.param("postgres", marks=pytest.mark.integration)])
+def backend_kind(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@pytest.fixture
+def postgres_url(backend_kind: str, request: pytest.FixtureRequest) -> str | None:
+    if backend_kind != "postgres":
+        return None
+    return str(request.getfixturevalue("database_url"))
+
+
+@pytest.fixture
+async def backend(postgres_url: str | None) -> AsyncIterator[Backend]:
+    if postgres_url is None:
+        memory = InMemoryEventStore()
+
+        async def tamper_memory(stream: str, position: int, data: dict[str, Any]) -> None:
+            memory.tamper(stream, position, data=data)
+
+        yield Backend("memory", memory, tamper_memory)
+        return
+    await migrate(postgres_url)
+    store = PostgresEventStore(postgres_url)
+
+    async def tamper_postgres(stream: str, position: int, data: dict[str, Any]) -> None:
+        # What a superuser can do and the append-only trigger exists to stop: with
+        # session_replication_role = replica, ordinary triggers do not fire.
+        connection = await asyncpg.connect(asyncpg_dsn(postgres_url))
+        try:
+            await connection.execute("SET session_replication_role = replica")
+            await connection.execute(
+                "UPDATE events SET data = $1::jsonb WHERE stream = $2 AND position = $3",
+                json.dumps(data),
+                stream,
+                position,
+            )
+        finally:
+            await connection.close()
+
+    yield Backend("postgres", store, tamper_postgres)
+    await store.close()
+
+
+def new_stream() -> str:
+    return f"table-{uuid.uuid4().hex[:12]}"
+
+
+def played(*cards: str) -> list[NewEvent]:
+    return [
+        NewEvent("CardPlayed", {"seat": index % 3, "card": card})
+        for index, card in enumerate(cards)
+    ]
+
+
+# -- appending and reading -------------------------------------------------------------
+
+
+async def test_append_to_a_new_stream_numbers_positions_from_one(backend: Backend) -> None:
+    stream = new_stream()
+    result = await backend.store.append(
+        stream, 0, played("7H", "8H", "9H"), request_id="r1", metadata={"actor": "p1"}
+    )
+
+    assert not result.duplicate
+    assert [event.position for event in result.events] == [1, 2, 3]
+    assert result.version == 3
+    assert result.first_position == 1
+    assert len(set(result.event_ids)) == 3
+    globals_ = [event.global_position for event in result.events]
+    assert globals_ == sorted(globals_)
+    assert len(set(globals_)) == 3
+    assert [event.data["card"] for event in result.events] == ["7H", "8H", "9H"]
+    assert await backend.store.read(stream) == list(result.events)
+
+
+async def test_metadata_keeps_what_was_given_and_the_request_id(backend: Backend) -> None:
+    stream = new_stream()
+    metadata = {"actor": "player-1", "correlation_id": "c-9", "seat": 2}
+    result = await backend.store.append(
+        stream, 0, played("AS"), request_id="req-7", metadata=metadata
+    )
+
+    stored = (await backend.store.read(stream))[0]
+    assert stored.metadata == {**metadata, "request_id": "req-7"}
+    assert result.events[0].metadata == stored.metadata
+    assert stored.type == "CardPlayed"
+    assert stored.schema_version == 1
+    assert stored.recorded_at.tzinfo is not None
+
+
+async def test_schema_version_is_stored(backend: Backend) -> None:
+    stream = new_stream()
+    await backend.store.append(
+        stream, 0, [NewEvent("SeatTaken", {"seat": 1}, schema_version=3)], request_id="r"
+    )
+    assert (await backend.store.read(stream))[0].schema_version == 3
+
+
+async def test_read_from_a_version_and_with_a_limit(backend: Backend) -> None:
+    stream = new_stream()
+    await backend.store.append(stream, 0, played("7H", "8H"), request_id="a")
+    await backend.store.append(stream, 2, played("9H", "TH", "JH"), request_id="b")
+
+    assert [e.position for e in await backend.store.read(stream, 2)] == [3, 4, 5]
+    assert [e.position for e in await backend.store.read(stream, 1, limit=2)] == [2, 3]
+    assert await backend.store.read(stream, 5) == []
+    assert await backend.store.read(new_stream()) == []
+
+
+async def test_head_names_the_version_and_the_last_hash(backend: Backend) -> None:
+    stream = new_stream()
+    assert await backend.store.head(stream) is None
+    result = await backend.store.append(stream, 0, played("7H", "8H"), request_id="a")
+
+    head = await backend.store.head(stream)
+    assert head is not None
+    assert (head.stream, head.version, head.head_hash) == (stream, 2, result.events[-1].hash)
+
+
+async def test_read_all_orders_every_stream_by_global_position(backend: Backend) -> None:
+    first, second = new_stream(), new_stream()
+    await backend.store.append(first, 0, played("7H"), request_id="a")
+    await backend.store.append(second, 0, played("8H", "9H"), request_id="a")
+    await backend.store.append(first, 1, played("TH"), request_id="b")
+
+    everything = await backend.store.read_all(0, limit=100)
+    mine = [(e.stream, e.position) for e in everything if e.stream in (first, second)]
+    assert mine == [(first, 1), (second, 1), (second, 2), (first, 2)]
+    after_first = await backend.store.read_all(everything[0].global_position, limit=2)
+    assert after_first == everything[1:3]
+
+
+async def test_unicode_round_trips_and_verifies(backend: Backend) -> None:
+    stream = new_stream()
+    data = {
+        "name": "Khözör",
+        "ro": "ș ț ă î â",
+        "emoji": "🂡",
+        "nested": {"ключ": ["€", None, True]},
+    }
+    await backend.store.append(stream, 0, [NewEvent("TableNamed", data)], request_id="u")
+    assert (await backend.store.read(stream))[0].data == data
+    assert (await backend.store.verify(stream)).ok
+
+
+# -- optimistic concurrency ------------------------------------------------------------
+
+
+async def test_a_stale_expected_version_is_a_conflict_and_appends_nothing(backend: Backend) -> None:
+    stream = new_stream()
+    await backend.store.append(stream, 0, played("7H", "8H"), request_id="a")
+
+    with pytest.raises(ConcurrencyConflict) as raised:
+        await backend.store.append(stream, 1, played("9H"), request_id="b")
+
+    assert (raised.value.stream, raised.value.expected, raised.value.actual) == (stream, 1, 2)
+    assert len(await backend.store.read(stream)) == 2
+
+
+async def test_an_expected_version_ahead_of_the_stream_is_a_conflict(backend: Backend) -> None:
+    stream = new_stream()
+    with pytest.raises(ConcurrencyConflict) as raised:
+        await backend.store.append(stream, 3, played("7H"), request_id="a")
+    assert raised.value.actual == 0
+    assert await backend.store.head(stream) is None
+
+
+async def test_appending_zero_to_an_existing_stream_is_a_conflict(backend: Backend) -> None:
+    stream = new_stream()
+    await backend.store.append(stream, 0, played("7H"), request_id="a")
+    with pytest.raises(ConcurrencyConflict) as raised:
+        await backend.store.append(stream, 0, played("8H"), request_id="b")
+    assert raised.value.actual == 1
+
+
+# -- idempotency -----------------------------------------------------------------------
+
+
+async def test_a_repeated_request_returns_the_first_result_and_appends_nothing(
+    backend: Backend,
+) -> None:
+    stream = new_stream()
+    first = await backend.store.append(stream, 0, played("7H", "8H"), request_id="same")
+    again = await backend.store.append(stream, 0, played("7H", "8H"), request_id="same")
+
+    assert again.duplicate
+    assert again.events == first.events
+    assert again.version == 2
+    assert len(await backend.store.read(stream)) == 2
+
+
+async def test_a_repeat_after_the_stream_moved_on_still_returns_the_first_result(
+    backend: Backend,
+) -> None:
+    stream = new_stream()
+    first = await backend.store.append(stream, 0, played("7H"), request_id="one")
+    await backend.store.append(stream, 1, played("8H"), request_id="two")
+
+    for expected in (0, 1, 2):  # stale, stale, current: always the first result
+        again = await backend.store.append(stream, expected, played("7H"), request_id="one")
+        assert again.duplicate
+        assert again.events == first.events
+    assert len(await backend.store.read(stream)) == 2
+
+
+async def test_a_request_id_reused_for_other_events_is_refused(backend: Backend) -> None:
+    stream = new_stream()
+    await backend.store.append(stream, 0, played("7H"), request_id="r")
+
+    with pytest.raises(IdempotencyConflict) as raised:
+        await backend.store.append(stream, 1, played("8H"), request_id="r")
+
+    assert (raised.value.stream, raised.value.request_id) == (stream, "r")
+    assert len(await backend.store.read(stream)) == 1
+
+
+async def test_a_command_fingerprint_defines_sameness_when_given(backend: Backend) -> None:
+    stream = new_stream()
+    first = await backend.store.append(
+        stream,
+        0,
+        [NewEvent("Dealt", {"seed": "aa"})],
+        request_id="deal",
+        command_fingerprint="Deal#1",
+    )
+    # The same command re-decided with fresh randomness is still the same command...
+    again = await backend.store.append(
+        stream,
+        0,
+        [NewEvent("Dealt", {"seed": "bb"})],
+        request_id="deal",
+        command_fingerprint="Deal#1",
+    )
+    assert again.duplicate
+    assert again.events == first.events
+    # ...and another command under the same request id is not.
+    with pytest.raises(IdempotencyConflict):
+        await backend.store.append(
+            stream,
+            1,
+            [NewEvent("Dealt", {"seed": "aa"})],
+            request_id="deal",
+            command_fingerprint="Deal#2",
+        )
+
+
+async def test_request_ids_are_scoped_per_stream(backend: Backend) -> None:
+    first, second = new_stream(), new_stream()
+    await backend.store.append(first, 0, played("7H"), request_id="shared")
+    other = await backend.store.append(second, 0, played("7H"), request_id="shared")
+    assert not other.duplicate
+    assert other.events[0].stream == second
+
+
+async def test_result_of_finds_the_first_result(backend: Backend) -> None:
+    stream = new_stream()
+    assert await backend.store.result_of(stream, "r") is None
+    first = await backend.store.append(stream, 0, played("7H", "8H"), request_id="r")
+
+    found = await backend.store.result_of(stream, "r")
+    assert found is not None
+    assert found.duplicate
+    assert found.events == first.events
+    assert await backend.store.result_of(stream, "other") is None
+
+
+# -- hash chain and tamper evidence ----------------------------------------------------
+
+
+def auditor_hash(previous_hex: str | None, event: RecordedEvent) -> str:
+    """The chain link, recomputed from the documented canonical form (docs/eventstore.md)."""
+    canonical = json.dumps(
+        {
+            "data": event.data,
+            "event_id": str(event.event_id),
+            "metadata": event.metadata,
+            "position": event.position,
+            "recorded_at": event.recorded_at.strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
+            "schema_version": event.schema_version,
+            "stream": event.stream,
+            "type": event.type,
+        },
+        sort_keys=True,
+        separators=(",", ":"),
+        ensure_ascii=False,
+    ).encode()
+    previous = bytes.fromhex(previous_hex) if previous_hex else bytes(32)
+    return hashlib.sha256(previous + canonical).hexdigest()
+
+
+async def test_the_hash_chain_can_be_recomputed_by_an_auditor(backend: Backend) -> None:
+    stream = new_stream()
+    await backend.store.append(
+        stream, 0, played("7H", "8H"), request_id="a", metadata={"actor": "ö"}
+    )
+    await backend.store.append(stream, 2, played("9H"), request_id="b")
+
+    previous: str | None = None
+    for event in await backend.store.read(stream):
+        assert event.hash == auditor_hash(previous, event)
+        previous = event.hash
+    head = await backend.store.head(stream)
+    assert head is not None
+    assert head.head_hash == previous
+
+
+async def test_verify_accepts_an_untouched_stream(backend: Backend) -> None:
+    stream = new_stream()
+    await backend.store.append(stream, 0, played("7H", "8H"), request_id="a")
+    await backend.store.append(stream, 2, played("9H"), request_id="b")
+
+    report = await backend.store.verify(stream)
+    assert report.ok
+    assert (report.checked, report.version, report.first_bad_position) == (3, 3, None)
+    report.raise_if_corrupted()
+
+
+async def test_verify_of_an_unknown_stream_is_ok_and_empty(backend: Backend) -> None:
+    report = await backend.store.verify(new_stream())
+    assert report.ok
+    assert (report.checked, report.version) == (0, 0)
+
+
+async def test_verify_names_the_first_altered_event(backend: Backend) -> None:
+    stream = new_stream()
+    await backend.store.append(stream, 0, played("7H", "8H", "9H", "TH"), request_id="a")
+    await backend.tamper(stream, 3, {"seat": 2, "card": "AS"})
+
+    report = await backend.store.verify(stream)
+
+    assert not report.ok
+    assert report.first_bad_position == 3
+    assert report.failure is VerifyFailure.HASH_MISMATCH
+    with pytest.raises(StreamCorrupted) as raised:
+        report.raise_if_corrupted()
+    assert (raised.value.stream, raised.value.position) == (stream, 3)
+
+
+# -- refusing what cannot be stored faithfully -----------------------------------------
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"price": 1.5},
+        {"big": 2**53},
+        {"text": "nul\x00byte"},
+        {"nested": {1: "int key"}},
+        {"surrogate": "\ud800"},
+        {"set": {1, 2}},
+    ],
+    ids=["float", "big-int", "nul", "int-key", "lone-surrogate", "set"],
+)
+async def test_unstorable_data_is_refused_before_writing(
+    backend: Backend, data: dict[str, Any]
+) -> None:
+    stream = new_stream()
+    with pytest.raises(InvalidEvent):
+        await backend.store.append(stream, 0, [NewEvent("Odd", data)], request_id="r")
+    assert await backend.store.head(stream) is None
+
+
+@pytest.mark.parametrize(
+    ("stream", "events", "expected_version", "request_id"),
+    [
+        ("table_without_id", played("7H"), 0, "r"),
+        ("Table-1", played("7H"), 0, "r"),
+        ("table-a.b", played("7H"), 0, "r"),
+        ("table-1", [], 0, "r"),
+        ("table-1", played("7H"), -1, "r"),
+        ("table-1", played("7H"), 0, ""),
+    ],
+    ids=[
+        "no-id",
+        "uppercase-category",
+        "dot-in-id",
+        "no-events",
+        "negative-version",
+        "no-request-id",
+    ],
+)
+async def test_malformed_appends_are_refused(
+    backend: Backend, stream: str, events: list[NewEvent], expected_version: int, request_id: str
+) -> None:
+    with pytest.raises(InvalidEvent):
+        await backend.store.append(stream, expected_version, events, request_id=request_id)
+
+
+def test_event_types_must_be_identifiers() -> None:
+    for bad in ("", "Card Played", "card.played", "1Card", "Card>"):
+        with pytest.raises(InvalidEvent):
+            NewEvent(bad, {})
+    with pytest.raises(InvalidEvent):
+        NewEvent("CardPlayed", {}, schema_version=0)
+
+
+# -- any storable JSON survives the trip -----------------------------------------------
+
+_keys = st.text(
+    st.characters(max_codepoint=0xFFFF, exclude_categories=["Cs"], exclude_characters="\x00"),
+    max_size=8,
+)
+_scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**53) + 1, 2**53 - 1)
+    | st.text(st.characters(exclude_categories=["Cs"], exclude_characters="\x00"), max_size=12)
+)
+_json = st.recursive(
+    _scalars,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(_keys, inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@settings(
+    max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(data=st.dictionaries(_keys, _json, max_size=5))
+async def test_any_storable_json_reads_back_equal_and_verifies(
+    backend: Backend, data: dict[str, Any]
+) -> None:
+    stream = new_stream()
+    result = await backend.store.append(stream, 0, [NewEvent("Anything", data)], request_id="h")
+    (stored,) = await backend.store.read(stream)
+    assert stored.data == data
+    assert stored == result.events[0]
+    assert (await backend.store.verify(stream)).ok
