@@ -59,6 +59,17 @@ def test_published_vector() -> None:
     assert fair_deal.draw_index(VECTOR_SEED, 3) == 0
 
 
+def test_published_vector_of_the_zero_seed_and_first_swaps() -> None:
+    zero = bytes(32)
+    assert fair_deal.commitment(zero) == (
+        "66687aadf862bd776c8fc18b8e9f8e20089714856ee233b3902a591d0d5f2925"
+    )
+    assert fair_deal.draw_index(zero, 3) == 1
+    assert format_cards(fair_deal.shuffle(DECK, zero)[:6]) == ["10S", "10D", "QD", "KD", "3D", "3H"]
+    draws = fair_deal.SeededDraws(VECTOR_SEED)
+    assert [draws.below(i + 1) for i in range(51, 45, -1)] == [12, 16, 29, 46, 5, 45]
+
+
 def test_published_vector_deal_layout() -> None:
     hands, talon = deal_from_seed(VECTOR_SEED)
     assert [format_cards(h) for h in hands] == [

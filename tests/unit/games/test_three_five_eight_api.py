@@ -109,8 +109,8 @@ VIEW_KEYS = {
     "exchange",
     "deal_scores",
     "totals",
-    "commitment",
-    "seed",
+    "deal_commitment",
+    "deal_seed",
     "result",
 }
 
@@ -298,13 +298,13 @@ def test_the_seed_is_revealed_when_the_deal_ends_and_re_derives_it() -> None:
     state = game.evolve(state, dealt)
     for seat in (0, 1, 2, None):
         v = game.view(state, seat)
-        assert v["seed"] is None
-        assert v["commitment"] == fair_deal.commitment(deal_seed)
+        assert v["deal_seed"] is None
+        assert v["deal_commitment"] == fair_deal.commitment(deal_seed)
     state = step(state, ChooseContract(1, Contract.MINIMUM_TRICKS))
     events = []
     while not game.turn(state).is_chance:
         command = game.default_command(state, game.turn(state).seats[0])
-        assert game.view(state, 0)["seed"] is None
+        assert game.view(state, 0)["deal_seed"] is None
         for event in game.decide(state, command):
             state = game.evolve(state, event)
             events.append(event)
@@ -315,7 +315,7 @@ def test_the_seed_is_revealed_when_the_deal_ends_and_re_derives_it() -> None:
         "commitment": fair_deal.commitment(deal_seed),
         "seed": deal_seed.hex(),
     }
-    assert game.view(state, None)["seed"] == deal_seed.hex()
+    assert game.view(state, None)["deal_seed"] == deal_seed.hex()
     # a verifier re-derives the deal from the revealed seed alone (docs/fair-deal.md)
     assert fair_deal.commitment(revealed.seed) == revealed.commitment == dealt.commitment
     deck = fair_deal.shuffle(game.DECK, revealed.seed)
@@ -347,6 +347,8 @@ def test_chance_errors() -> None:
 
 
 def test_view_keys_are_the_documented_ones_in_every_phase() -> None:
+    assert set(game.VIEW_KEYS) == VIEW_KEYS
+    assert len(game.VIEW_KEYS) == len(VIEW_KEYS)
     state = game.initial_state({"must_trump": True})
     seen = set()
     seeds = iter(bytes([i]) * 32 for i in range(1, 40))
@@ -398,3 +400,12 @@ def test_view_during_play() -> None:
     # a hand is shown sorted by suit ♣ ♦ ♥ ♠, then rank 2 … A
     suits = [card[-1] for card in v["hand"]]
     assert suits == sorted(suits, key="CDHS".index)
+
+
+@pytest.mark.parametrize("seat", [-1, 3, True])
+def test_views_and_histories_exist_only_for_real_seats(seat: int) -> None:
+    state = game.initial_state({})
+    with pytest.raises(ValueError, match="no seat"):
+        game.view(state, seat)
+    with pytest.raises(ValueError, match="no seat"):
+        game.redact(FirstDealerDrawn(0, SEED), seat)

@@ -66,8 +66,15 @@ from kozyr.games.three_five_eight.rules import (
     turn,
 )
 from kozyr.games.three_five_eight.scoring import places
+from kozyr.games.three_five_eight.texts import (
+    CONTRACT_NAMES,
+    PHASE_NAMES,
+    REASONS,
+    ROLE_NAMES,
+    TURN_KIND_NAMES,
+)
 from kozyr.games.three_five_eight.transitions import evolve, evolve_all
-from kozyr.games.three_five_eight.views import redact, view
+from kozyr.games.three_five_eight.views import VIEW_KEYS, redact, view
 
 
 def initial_state(options: Mapping[str, Any]) -> State:
@@ -97,11 +104,17 @@ def result(state: State) -> dict[str, Any]:
 
 __all__ = [
     "COMMANDS",
+    "CONTRACT_NAMES",
     "DEALS",
     "DECK",
     "EVENTS",
     "GAME_ID",
+    "PHASE_NAMES",
+    "REASONS",
+    "ROLE_NAMES",
     "SEATS",
+    "TURN_KIND_NAMES",
+    "VIEW_KEYS",
     "CardExchanged",
     "CardPlayed",
     "CardsDealt",

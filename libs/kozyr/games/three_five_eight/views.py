@@ -40,6 +40,43 @@ from kozyr.games.three_five_eight.rules import turn
 
 _CONTRACT_ORDER = {c: i for i, c in enumerate(Contract)}
 
+VIEW_KEYS: tuple[str, ...] = (
+    "game_id",
+    "seat",
+    "options",
+    "phase",
+    "turn",
+    "deal_number",
+    "deals_total",
+    "first_dealer",
+    "contracts_used",
+    "deal_scores",
+    "totals",
+    "result",
+    "dealer",
+    "declarer",
+    "third",
+    "roles",
+    "contract",
+    "trump",
+    "targets",
+    "tricks",
+    "hand",
+    "hand_counts",
+    "talon_count",
+    "talon",
+    "discards",
+    "discard_count",
+    "trick",
+    "trick_leader",
+    "tricks_played",
+    "last_trick",
+    "exchange",
+    "deal_commitment",
+    "deal_seed",
+)
+"""Every key of `view()`, in every phase (docs/rules-three-five-eight.md describes them)."""
+
 
 def _cards(cards: tuple[Card, ...] | list[Card]) -> list[str]:
     return [str(c) for c in cards]
@@ -47,6 +84,12 @@ def _cards(cards: tuple[Card, ...] | list[Card]) -> list[str]:
 
 def _sorted(cards: tuple[Card, ...]) -> list[str]:
     return [str(c) for c in sorted(cards, key=display_key)]
+
+
+def _check_viewer(seat: int | None) -> None:
+    """A programming error, not a rule error: the service passes only real seats."""
+    if seat is not None and (type(seat) is not int or not 0 <= seat < SEATS):
+        raise ValueError(f"no seat {seat!r} at a {GAME_ID} table")
 
 
 def visible_hand(d: DealState, seat: int) -> tuple[Card, ...]:
@@ -60,6 +103,7 @@ def visible_hand(d: DealState, seat: int) -> tuple[Card, ...]:
 
 def view(state: State, seat: int | None) -> dict[str, Any]:
     """The client state of `seat` (None = spectator); keys: docs/rules-three-five-eight.md."""
+    _check_viewer(seat)
     t = turn(state)
     d = state.deal
     out: dict[str, Any] = {
@@ -115,8 +159,8 @@ def _deal_view(state: State, d: DealState | None, seat: int | None) -> dict[str,
             "tricks_played": 0,
             "last_trick": None,
             "exchange": None,
-            "commitment": None,
-            "seed": None,
+            "deal_commitment": None,
+            "deal_seed": None,
         }
     declarer = d.declarer
     is_declarer = seat == declarer
@@ -140,8 +184,8 @@ def _deal_view(state: State, d: DealState | None, seat: int | None) -> dict[str,
         "tricks_played": len(d.completed),
         "last_trick": _last_trick(d),
         "exchange": _exchange_view(d, seat) if d.transfers else None,
-        "commitment": d.commitment,
-        "seed": d.seed.hex() if d.seed_revealed else None,
+        "deal_commitment": d.commitment,
+        "deal_seed": d.seed.hex() if d.seed_revealed else None,
     }
 
 
@@ -219,6 +263,7 @@ def redact(event: Event, seat: int | None) -> dict[str, Any] | None:
     Public events come back whole. Never None in 3-5-8: every event is at least
     known to have happened; its hidden cards are removed.
     """
+    _check_viewer(seat)
     hide = _REDACTORS.get(type(event))
     if hide is None:
         data = to_json(event)
