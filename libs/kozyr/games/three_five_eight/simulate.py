@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kozyr.games.three_five_eight.model import Command, Discard, Event, Phase, State
+from kozyr.games.three_five_eight.options import parse_options
 from kozyr.games.three_five_eight.rules import (
     acting_seat,
     chance_command,
@@ -48,7 +49,7 @@ Policy = Callable[[State, random.Random], Command]
 
 @dataclass
 class Playout:
-    """A finished game: its commands, events, and the decide+evolve steps taken."""
+    """A finished game: its final state, the commands sent and the events they caused."""
 
     state: State
     commands: list[Command] = field(default_factory=list)
@@ -62,9 +63,7 @@ def play(
     start: State | None = None,
 ) -> Playout:
     """Play to the end from `start` (or a new game), choosing by `policy`."""
-    from kozyr.games.three_five_eight import initial_state
-
-    state = start if start is not None else initial_state(options)
+    state = start if start is not None else State(options=parse_options(options))
     out = Playout(state)
     while state.phase is not Phase.OVER:
         command = policy(state, rng)

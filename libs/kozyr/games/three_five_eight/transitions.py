@@ -2,8 +2,9 @@
 
 Every check belongs to `decide`; evolve only records facts, so that replaying a log
 (`fold`) is exactly the code path that built the state in the first place. It never
-draws randomness. Events that settle a decision (`_DECISIONS`) advance the turn
-number by one; automatic follow-up events do not.
+draws randomness. The events that settle a decision (`FirstDealerDrawn`, `CardsDealt`,
+`ContractChosen`, `CardExchanged`, `CardsDiscarded`, `CardPlayed`: the first event of
+every command) advance the turn number by one; automatic follow-ups do not.
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ from typing import Any, TypeVar
 
 from kozyr.games.cards import Card
 from kozyr.games.three_five_eight.model import (
-    DEALS,
     CardExchanged,
     CardPlayed,
     CardsDealt,
@@ -38,8 +38,6 @@ _T = TypeVar("_T", DealState, State)
 _FIELD_INDEX: dict[type, dict[str, int]] = {
     cls: {name: i for i, name in enumerate(cls._fields)} for cls in (DealState, State)
 }
-
-
 _DEAL_HANDS = DealState._fields.index("hands")
 _DEAL_TRICK = DealState._fields.index("trick")
 _STATE_DEAL = State._fields.index("deal")
@@ -210,7 +208,6 @@ def _deal_seed_revealed(state: State, e: DealSeedRevealed) -> State:
 
 
 def _game_ended(state: State, e: GameEnded) -> State:
-    assert len(state.records) == DEALS
     return _patch(state, phase=Phase.OVER, places=e.places, totals=e.totals)
 
 
