@@ -1,0 +1,215 @@
+"""The table service's gRPC API against real PostgreSQL, NATS and sockets."""
+
+from __future__ import annotations
+
+import asyncio
+
+import grpc
+import pytest
+
+from kozyr.api.common.v1 import cards_pb2, games_pb2, seats_pb2
+from kozyr.api.table.v1 import actions_pb2
+from kozyr.client import TableClient
+from kozyr.runtime.auth import Role
+from kozyr.runtime.errors import error_details
+from tests.integration.table.conftest import RunningTableService
+from tests.support.tables import token
+
+pytestmark = pytest.mark.integration
+
+PLAYERS = ["ana", "bogdan", "chiara"]
+
+
+async def _new_358(target: str) -> str:
+    async with TableClient(target, token("matchmaker", Role.SERVICE)) as service:
+        created = await service.create_table(games_pb2.GAME_THREE_FIVE_EIGHT, PLAYERS)
+        return created.table_id
+
+
+async def _expect(code: grpc.StatusCode, call: object) -> grpc.aio.AioRpcError:
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        await call  # type: ignore[misc]
+    assert caught.value.code() == code, caught.value.details()
+    return caught.value
+
+
+async def test_each_seat_sees_its_own_view_and_the_turn(table_service: RunningTableService) -> None:
+    table_id = await _new_358(table_service.target)
+    for seat, player in enumerate(PLAYERS):
+        async with TableClient(table_service.target, token(player)) as client:
+            view = await client.get_table(table_id)
+        assert view.seat == seat
+        assert view.version >= 3  # created, first dealer drawn, first deal dealt
+        assert view.three_five_eight.hand, "a seated player sees his first six cards"
+        assert len(view.three_five_eight.hand) == 6
+        acting = seat in view.turn.seats
+        assert bool(view.legal_actions) == acting
+        assert view.turn.HasField("deadline")
+    async with TableClient(table_service.target, token("stranger")) as spectator:
+        view = await spectator.get_table(table_id)
+    assert not view.HasField("seat")
+    assert not view.three_five_eight.hand
+
+
+async def test_auth_is_enforced(table_service: RunningTableService) -> None:
+    table_id = await _new_358(table_service.target)
+    async with TableClient(table_service.target, None) as anonymous:
+        await _expect(grpc.StatusCode.UNAUTHENTICATED, anonymous.get_table(table_id))
+    async with TableClient(table_service.target, token("ana")) as ana:
+        await _expect(
+            grpc.StatusCode.PERMISSION_DENIED,
+            ana.create_table(games_pb2.GAME_THREE_FIVE_EIGHT, PLAYERS),
+        )
+        await _expect(grpc.StatusCode.PERMISSION_DENIED, ana.expire_turn(table_id, 1))
+        await _expect(grpc.StatusCode.PERMISSION_DENIED, ana.get_table(table_id, seat=1))
+        view = await ana.get_table(table_id)
+        other = (view.seat + 1) % 3
+        error = await _expect(
+            grpc.StatusCode.PERMISSION_DENIED,
+            ana.submit(table_id, _any_contract(), seat=other),
+        )
+        assert error_details(error).reason == "NOT_YOUR_SEAT"
+    async with TableClient(table_service.target, token("stranger")) as stranger:
+        error = await _expect(
+            grpc.StatusCode.PERMISSION_DENIED, stranger.submit(table_id, _any_contract())
+        )
+        assert error_details(error).reason == "NOT_SEATED"
+
+
+def _any_contract() -> actions_pb2.Action:
+    return actions_pb2.Action(
+        choose_contract=actions_pb2.ChooseContract(contract=actions_pb2.CONTRACT_SPADES)
+    )
+
+
+async def _declarer(target: str, table_id: str) -> tuple[str, int]:
+    async with TableClient(target, token("ana")) as ana:
+        view = await ana.get_table(table_id)
+    seat = view.turn.seats[0]
+    return PLAYERS[seat], seat
+
+
+async def test_errors_are_typed_and_localised(table_service: RunningTableService) -> None:
+    table_id = await _new_358(table_service.target)
+    declarer, seat = await _declarer(table_service.target, table_id)
+    waiting = PLAYERS[(seat + 1) % 3]
+    async with TableClient(table_service.target, token(waiting), language="ro") as client:
+        before = await client.get_table(table_id)
+        error = await _expect(
+            grpc.StatusCode.FAILED_PRECONDITION, client.submit(table_id, _any_contract())
+        )
+        details = error_details(error)
+        assert details.reason == "NOT_YOUR_TURN"
+        assert details.message == "Nu este rândul tău."
+        assert set(details.messages) >= {"en", "ro", "it"}
+        await _expect(
+            grpc.StatusCode.NOT_FOUND,
+            client.get_table("00000000-0000-0000-0000-000000000000"),
+        )
+        await _expect(grpc.StatusCode.INVALID_ARGUMENT, client.get_table("not-a-table"))
+        bad_card = actions_pb2.Action(
+            play_card=actions_pb2.PlayCard(card=cards_pb2.Card(code="ZZ"))
+        )
+        await _expect(grpc.StatusCode.INVALID_ARGUMENT, client.submit(table_id, bad_card))
+        await _expect(
+            grpc.StatusCode.INVALID_ARGUMENT, client.submit(table_id, actions_pb2.Action())
+        )
+        after = await client.get_table(table_id)
+    assert after.version == before.version
+    async with TableClient(table_service.target, token(declarer)) as client:
+        await _expect(
+            grpc.StatusCode.ABORTED,
+            client.submit(table_id, _any_contract(), expected_version=before.version - 1),
+        )
+        assert (await client.get_table(table_id)).version == before.version
+
+
+async def test_one_of_twenty_concurrent_moves_for_a_turn_applies(
+    table_service: RunningTableService,
+) -> None:
+    table_id = await _new_358(table_service.target)
+    declarer, _ = await _declarer(table_service.target, table_id)
+    async with TableClient(table_service.target, token(declarer)) as client:
+        before = await client.get_table(table_id)
+        results = await asyncio.gather(
+            *(client.submit(table_id, _any_contract()) for _ in range(20)),
+            return_exceptions=True,
+        )
+        applied = [r for r in results if not isinstance(r, BaseException)]
+        refused = [r for r in results if isinstance(r, grpc.aio.AioRpcError)]
+        assert len(applied) == 1
+        assert len(refused) == 19
+        assert {e.code() for e in refused} == {grpc.StatusCode.FAILED_PRECONDITION}
+        history = await client.history(table_id)
+    chosen = [e for e in history if e.type == "ContractChosen"]
+    assert len(chosen) == 1
+    assert history[-1].version > before.version
+
+
+async def test_a_repeated_request_id_appends_nothing(table_service: RunningTableService) -> None:
+    table_id = await _new_358(table_service.target)
+    declarer, _ = await _declarer(table_service.target, table_id)
+    async with TableClient(table_service.target, token(declarer)) as client:
+        first = await client.submit(table_id, _any_contract(), request_id="once")
+        again = await asyncio.gather(
+            *(client.submit(table_id, _any_contract(), request_id="once") for _ in range(5))
+        )
+        assert not first.duplicate
+        assert all(r.duplicate for r in again)
+        assert all(r.view.version == first.view.version for r in again)
+        assert (await client.get_table(table_id)).version == first.view.version
+
+
+async def test_expire_turn_plays_the_default_move_once(table_service: RunningTableService) -> None:
+    table_id = await _new_358(table_service.target)
+    async with TableClient(table_service.target, token("clock", Role.SERVICE)) as clock:
+        view = await clock.get_table(table_id)
+        turn = view.turn.number
+        results = await asyncio.gather(*(clock.expire_turn(table_id, turn) for _ in range(5)))
+        assert sum(r.applied for r in results) == 1
+        after = await clock.get_table(table_id)
+        assert after.turn.number > turn
+        assert after.three_five_eight.contracts_used  # the default contract was chosen
+        stale = await clock.expire_turn(table_id, turn)
+        assert not stale.applied
+        assert stale.version == after.version
+
+
+async def test_seat_control_and_retake(table_service: RunningTableService) -> None:
+    table_id = await _new_358(table_service.target)
+    declarer, seat = await _declarer(table_service.target, table_id)
+    async with TableClient(table_service.target, token("clock", Role.SERVICE)) as clock:
+        changed = await clock.set_seat_control(table_id, seat, seats_pb2.SEAT_CONTROL_COMPUTER)
+        assert changed.changed
+        same = await clock.set_seat_control(table_id, seat, seats_pb2.SEAT_CONTROL_COMPUTER)
+        assert not same.changed
+        view = await clock.get_table(table_id)
+        assert view.seats[seat].control == seats_pb2.SEAT_CONTROL_COMPUTER
+        # A service may act for a computer-covered seat, not for a person's.
+        other = (seat + 1) % 3
+        await _expect(
+            grpc.StatusCode.PERMISSION_DENIED, clock.submit(table_id, _any_contract(), seat=other)
+        )
+    async with TableClient(table_service.target, token(declarer)) as player:
+        response = await player.submit(table_id, _any_contract())
+    assert response.view.seats[seat].control == seats_pb2.SEAT_CONTROL_PERSON
+
+
+async def test_watch_resumes_without_gap_or_duplicate(table_service: RunningTableService) -> None:
+    table_id = await _new_358(table_service.target)
+    declarer, _ = await _declarer(table_service.target, table_id)
+    async with TableClient(table_service.target, token(declarer)) as client:
+        stream = client.watch(table_id)
+        first = await anext(stream)
+        submitted = await client.submit(table_id, _any_contract())
+        second = await anext(stream)
+        assert second.version == submitted.view.version > first.version
+        await stream.aclose()
+        resumed = client.watch(table_id, from_version=second.version)
+        clock = TableClient(table_service.target, token("clock", Role.SERVICE))
+        expired = await clock.expire_turn(table_id, second.turn.number)
+        await clock.close()
+        assert expired.applied
+        third = await anext(resumed)
+        assert third.version == expired.version
+        await resumed.aclose()
