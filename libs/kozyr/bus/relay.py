@@ -82,6 +82,8 @@ class RelayStats:
     """Counters for logs and metrics (monotonic since the relay was built)."""
 
     published: int = 0
+    duplicates: int = 0
+    """Publications JetStream acknowledged as repeats (dropped by `Nats-Msg-Id`)."""
     batches: int = 0
     sessions: int = 0
     failures: int = 0
@@ -266,7 +268,7 @@ class OutboxRelay:
         done: list[int] = []
         for item in items:
             try:
-                await js.publish(
+                ack = await js.publish(
                     item.subject,
                     encode_event(item.event),
                     timeout=self._publish_timeout,
@@ -275,6 +277,8 @@ class OutboxRelay:
             except Exception as error:  # stop this stream here: order before progress
                 return done, error
             done.append(item.event.global_position)
+            if ack.duplicate:
+                self.stats.duplicates += 1
         return done, None
 
     async def _jetstream(self) -> JetStreamContext:
