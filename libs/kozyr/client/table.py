@@ -8,7 +8,7 @@ surface as grpc.aio.AioRpcError; `kozyr.runtime.errors.error_details` reads thei
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, Sequence
 from types import TracebackType
 from typing import Self
 
@@ -88,7 +88,7 @@ class TableClient:
 
     async def watch(
         self, table_id: str, *, from_version: int = 0, seat: int | None = None
-    ) -> AsyncIterator[views_pb2.TableView]:
+    ) -> AsyncGenerator[views_pb2.TableView, None]:
         """Fresh views after every change; resume with the last version you saw."""
         request = pb.WatchTableRequest(table_id=table_id, from_version=from_version)
         if seat is not None:

@@ -80,11 +80,21 @@ def table_view(table: Table, seat: int | None) -> views_pb2.TableView:
         view.three_five_eight.CopyFrom(game_view)
     else:
         view.khozor_teams.CopyFrom(game_view)
-    if seat is not None:
-        view.legal_actions.extend(
-            action_from_command(c) for c in game.legal_commands(table.state, seat)
-        )
+    if seat is not None and seat in turn.seats:
+        view.legal_actions.extend(action_from_command(c) for c in legal_moves(table, seat))
     return view
+
+
+WIDE_CHOICES = frozenset({"discard"})
+"""Turn kinds whose legal moves are too many to list (any 4 of 20 cards): the view
+offers the default move; any other legal choice is still accepted."""
+
+
+def legal_moves(table: Table, seat: int) -> list[Any]:
+    """The moves a view lists for `seat` (player commands only, signals included)."""
+    if table.game.turn(table.state).kind in WIDE_CHOICES:
+        return [table.game.default_command(table.state, seat)]
+    return table.game.legal_commands(table.state, seat)
 
 
 def history_data(table: Table, event: RecordedEvent, seat: int | None, full: bool) -> Any:

@@ -7,8 +7,9 @@ import asyncio
 import grpc
 import pytest
 
-from kozyr.api.common.v1 import cards_pb2, games_pb2, seats_pb2
+from kozyr.api.common.v1 import cards_pb2, games_pb2, language_pb2, seats_pb2
 from kozyr.api.table.v1 import actions_pb2
+from kozyr.api.table.v1 import table_service_pb2 as pb
 from kozyr.client import TableClient
 from kozyr.runtime.auth import Role
 from kozyr.runtime.errors import error_details
@@ -100,8 +101,9 @@ async def test_errors_are_typed_and_localised(table_service: RunningTableService
         )
         details = error_details(error)
         assert details.reason == "NOT_YOUR_TURN"
-        assert details.message == "Nu este rândul tău."
-        assert set(details.messages) >= {"en", "ro", "it"}
+        assert next(iter(details.messages)) == "ro", "the caller's language comes first"
+        assert details.messages["ro"] == "Nu este rândul tău."
+        assert set(details.messages) == {"en", "ro", "it"}
         await _expect(
             grpc.StatusCode.NOT_FOUND,
             client.get_table("00000000-0000-0000-0000-000000000000"),
@@ -116,6 +118,19 @@ async def test_errors_are_typed_and_localised(table_service: RunningTableService
         )
         after = await client.get_table(table_id)
     assert after.version == before.version
+    async with TableClient(table_service.target, token(waiting)) as client:
+        request = pb.SubmitActionRequest(
+            table_id=table_id,
+            request_id="it-please",
+            action=_any_contract(),
+            language=language_pb2.LANGUAGE_IT,
+        )
+        error = await _expect(
+            grpc.StatusCode.FAILED_PRECONDITION,
+            client.stub.SubmitAction(request, metadata=client.metadata),
+        )
+        assert next(iter(error_details(error).messages)) == "it"
+        assert error_details(error).messages["it"] == "Non è il tuo turno."
     async with TableClient(table_service.target, token(declarer)) as client:
         await _expect(
             grpc.StatusCode.ABORTED,
