@@ -24,11 +24,14 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
 
-from kozyr.infra import Infrastructure, provision
+import asyncpg
+
+from kozyr.infra import Infrastructure, libpq_dsn, provision
 from kozyr.infra.servers import die_with_parent
 from kozyr.runtime.auth import Role, mint_token
 
 DEV_JWT_KEY_FILE = "dev-jwt-key"
+DATABASE = "kozyr"
 RESTART_BACKOFF_SECONDS = (1, 2, 5, 10, 30)
 
 
@@ -47,7 +50,10 @@ class ServiceProcess:
     @property
     def available(self) -> bool:
         """Services are added issue by issue: only those that exist are started."""
-        return importlib.util.find_spec(f"{self.module}.__main__") is not None
+        try:
+            return importlib.util.find_spec(f"{self.module}.__main__") is not None
+        except ModuleNotFoundError:
+            return False
 
 
 SERVICES = (
@@ -72,19 +78,37 @@ def dev_jwt_key(data_dir: Path) -> str:
     return path.read_text().strip()
 
 
-def migrate(database_url: str) -> None:
-    """Bring the schema up to date (the event store's Alembic migrations)."""
-    from kozyr.eventstore import migrate as run_migrations
+async def _ensure_database(infra: Infrastructure) -> str:
+    """The embedded server's `kozyr` database (created on first start)."""
+    if infra.postgres is None:
+        return infra.database_url
+    admin = await asyncpg.connect(libpq_dsn(infra.database_url))
+    try:
+        if not await admin.fetchval("SELECT 1 FROM pg_database WHERE datname = $1", DATABASE):
+            await admin.execute(f'CREATE DATABASE "{DATABASE}"')
+    finally:
+        await admin.close()
+    return infra.database_url_for(DATABASE)
 
-    asyncio.run(run_migrations(database_url))
+
+def prepare_database(infra: Infrastructure) -> str:
+    """Create (embedded) and migrate the database; returns the URL services use."""
+    from kozyr.eventstore import migrate
+
+    async def prepare() -> str:
+        url = await _ensure_database(infra)
+        await migrate(url)
+        return url
+
+    return asyncio.run(prepare())
 
 
 def service_env(
-    infra: Infrastructure, jwt_key: str, services: list[ServiceProcess]
+    infra: Infrastructure, database_url: str, jwt_key: str, services: list[ServiceProcess]
 ) -> dict[str, str]:
     env = dict(os.environ)
     env.update(
-        KOZYR_DATABASE_URL=infra.database_url,
+        KOZYR_DATABASE_URL=database_url,
         KOZYR_NATS_URL=infra.nats_url,
         KOZYR_JWT_KEY=jwt_key,
         KOZYR_JWT_ALGORITHM=os.environ.get("KOZYR_JWT_ALGORITHM", "HS256"),
@@ -145,11 +169,13 @@ class Supervisor:
                 proc.wait()
 
 
-def banner(infra: Infrastructure, services: list[ServiceProcess], jwt_key: str) -> str:
+def banner(
+    infra: Infrastructure, database_url: str, services: list[ServiceProcess], jwt_key: str
+) -> str:
     lines = [
         "",
         "kozyr is running — Ctrl-C stops everything.",
-        f"  PostgreSQL  {infra.database_url}   ({infra.sources['postgres']})",
+        f"  PostgreSQL  {database_url}   ({infra.sources['postgres']})",
         f"  NATS        {infra.nats_url}   ({infra.sources['nats']})",
     ]
     lines += [f"  {s.name:<11} grpc://127.0.0.1:{s.port}" for s in services]
@@ -166,17 +192,17 @@ def main() -> int:
     data_dir = Path(os.environ.get("KOZYR_DATA_DIR", ".kozyr")).resolve()
     data_dir.mkdir(parents=True, exist_ok=True)
     with provision(data_dir, durable=True) as infra:
-        migrate(infra.database_url)
+        database_url = prepare_database(infra)
         jwt_key = dev_jwt_key(data_dir)
         services = [s for s in SERVICES if s.available]
-        supervisor = Supervisor(services, service_env(infra, jwt_key, services))
+        supervisor = Supervisor(services, service_env(infra, database_url, jwt_key, services))
 
         def request_stop(signum: int, _frame: object) -> None:
             supervisor.stopping.set()
 
         signal.signal(signal.SIGINT, request_stop)
         signal.signal(signal.SIGTERM, request_stop)
-        print(banner(infra, services, jwt_key), flush=True)
+        print(banner(infra, database_url, services, jwt_key), flush=True)
         try:
             supervisor.run()
         finally:
