@@ -79,7 +79,8 @@ class Card:
     def __str__(self) -> str:
         if self.joker is not None:
             return f"JK-{self.joker.value}"
-        assert self.rank is not None and self.suit is not None
+        assert self.rank is not None
+        assert self.suit is not None
         return f"{self.rank.value}{self.suit.value}"
 
     def __repr__(self) -> str:
