@@ -230,19 +230,19 @@ class OutboxRelay:
         rows = await connection.fetch(_PENDING, self._batch_size)
         if not rows:
             return 0
-        subjects = [row[10] for row in rows]
-        pending = [
-            _Pending(event, subject)
-            for event, subject in zip(events_from_rows(rows), subjects, strict=True)
-        ]
-        acknowledged, error = await self._publish(js, pending)
+        events = events_from_rows(rows)
+        pending = [_Pending(event, row[10]) for event, row in zip(events, rows, strict=True)]
+        acknowledged, failure = await self._publish(js, pending)
         if acknowledged:
             await connection.execute(_DELETE, acknowledged)
         self.stats.batches += 1
         self.stats.published += len(acknowledged)
-        if error is not None:
+        if failure is not None:
+            subject, error = failure
+            missing = len(pending) - len(acknowledged)
             raise _PublishFailed(
-                f"{len(pending) - len(acknowledged)} events not published"
+                f"{missing} events not published; first failure on {subject}: "
+                f"{type(error).__name__}: {error}"
             ) from error
         return len(acknowledged)
 
@@ -250,8 +250,11 @@ class OutboxRelay:
 
     async def _publish(
         self, js: JetStreamContext, pending: Sequence[_Pending]
-    ) -> tuple[list[int], BaseException | None]:
-        """Publish per stream in order, streams concurrently; the acked global positions."""
+    ) -> tuple[list[int], tuple[str, BaseException] | None]:
+        """Publish per stream in order, streams concurrently.
+
+        Returns the acknowledged global positions and the first failure (subject, error).
+        """
         by_stream: dict[str, list[_Pending]] = {}
         for item in pending:
             by_stream.setdefault(item.event.stream, []).append(item)
@@ -259,12 +262,12 @@ class OutboxRelay:
             *(self._publish_stream(js, items) for items in by_stream.values())
         )
         acknowledged = sorted(position for done, _ in outcomes for position in done)
-        errors = [error for _, error in outcomes if error is not None]
-        return acknowledged, errors[0] if errors else None
+        failures = [failure for _, failure in outcomes if failure is not None]
+        return acknowledged, failures[0] if failures else None
 
     async def _publish_stream(
         self, js: JetStreamContext, items: Sequence[_Pending]
-    ) -> tuple[list[int], BaseException | None]:
+    ) -> tuple[list[int], tuple[str, BaseException] | None]:
         done: list[int] = []
         for item in items:
             try:
@@ -275,7 +278,7 @@ class OutboxRelay:
                     headers=event_headers(item.event),
                 )
             except Exception as error:  # stop this stream here: order before progress
-                return done, error
+                return done, (item.subject, error)
             done.append(item.event.global_position)
             if ack.duplicate:
                 self.stats.duplicates += 1

@@ -2,18 +2,70 @@
 
 Rows carry the columns of `statements.EVENT_COLUMNS`, in that order, first (a query may
 add more columns after them, as the relay does with the subject).
+
+Replay speed is a stated target (≥ 100,000 events/s), and per row the frozen dataclass
+`__init__` was the largest cost after the fetch itself (it sets each field through
+`object.__setattr__`). `_new_recorded_event` fills the same slots through their
+descriptors instead: the same frozen object, built in about half the time. The contract
+tests compare events read back with events built by `__init__`, field by field.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
+from dataclasses import fields
+from datetime import datetime
 from typing import Any
+from uuid import UUID
 
 from kozyr.eventstore.model import RecordedEvent
 
 _decode_json: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 """The C scanner behind json.loads minus its Python wrapper (jsonb text has no padding)."""
+
+_SLOT_SETTERS: dict[str, Callable[[RecordedEvent, Any], None]] = {
+    field.name: RecordedEvent.__dict__[field.name].__set__ for field in fields(RecordedEvent)
+}
+_set_event_id = _SLOT_SETTERS.pop("event_id")
+_set_stream = _SLOT_SETTERS.pop("stream")
+_set_position = _SLOT_SETTERS.pop("position")
+_set_global_position = _SLOT_SETTERS.pop("global_position")
+_set_type = _SLOT_SETTERS.pop("type")
+_set_schema_version = _SLOT_SETTERS.pop("schema_version")
+_set_data = _SLOT_SETTERS.pop("data")
+_set_metadata = _SLOT_SETTERS.pop("metadata")
+_set_recorded_at = _SLOT_SETTERS.pop("recorded_at")
+_set_hash = _SLOT_SETTERS.pop("hash")
+if _SLOT_SETTERS:  # a field added to RecordedEvent must be filled below too
+    raise RuntimeError(f"rows.py does not fill RecordedEvent fields {sorted(_SLOT_SETTERS)}")
+_allocate = object.__new__
+
+
+def _new_recorded_event(
+    event_id: UUID,
+    stream: str,
+    position: int,
+    global_position: int,
+    event_type: str,
+    schema_version: int,
+    data: dict[str, Any],
+    metadata: dict[str, Any],
+    recorded_at: datetime,
+    event_hash: str,
+) -> RecordedEvent:
+    event: RecordedEvent = _allocate(RecordedEvent)
+    _set_event_id(event, event_id)
+    _set_stream(event, stream)
+    _set_position(event, position)
+    _set_global_position(event, global_position)
+    _set_type(event, event_type)
+    _set_schema_version(event, schema_version)
+    _set_data(event, data)
+    _set_metadata(event, metadata)
+    _set_recorded_at(event, recorded_at)
+    _set_hash(event, event_hash)
+    return event
 
 
 def events_from_rows(rows: Sequence[Sequence[Any]]) -> list[RecordedEvent]:
@@ -30,17 +82,17 @@ def events_from_rows(rows: Sequence[Sequence[Any]]) -> list[RecordedEvent]:
             metadata_text = row[7]
             metadata = _decode_json(metadata_text, 0)[0]
         events.append(
-            RecordedEvent(
-                event_id=row[1],
-                stream=row[2],
-                position=row[3],
-                global_position=row[0],
-                type=row[4],
-                schema_version=row[5],
-                data=_decode_json(row[6], 0)[0],
-                metadata=metadata.copy(),
-                recorded_at=row[8],
-                hash=row[9].hex(),
+            _new_recorded_event(
+                row[1],
+                row[2],
+                row[3],
+                row[0],
+                row[4],
+                row[5],
+                _decode_json(row[6], 0)[0],
+                metadata.copy(),
+                row[8],
+                row[9].hex(),
             )
         )
     return events

@@ -1,0 +1,433 @@
+"""Event store throughput, side by side with the PyPI `eventsourcing` library and the floor.
+
+    .venv/bin/python tests/bench/bench_eventstore.py [--database-url URL] [--nats-url URL]
+
+Without URLs: $KOZYR_DATABASE_URL / $KOZYR_NATS_URL, else embedded servers (kozyr.infra,
+durable: fsync on) under .bench/. A scratch database is created and dropped.
+
+Measured, best of --rounds rounds (the machine is shared: best-of is the least noisy):
+
+* appends/s: commands of 1 and 3 events, 1 and 8 concurrent writers, each writer on its
+  own stream (and 8 writers on ONE stream, retrying on conflict, as a worst case);
+* the same payloads stored by eventsourcing's PostgreSQL recorders (psycopg 3):
+  PostgresApplicationRecorder (global order + NOTIFY, the like-for-like) and
+  PostgresAggregateRecorder (per-aggregate rows only, no global order: a lower bound);
+* the floor: a bare one-row INSERT + COMMIT loop on asyncpg;
+* events replayed/s from a 1,000-event stream (ours, eventsourcing, raw asyncpg fetch);
+* relay latency, append → message on NATS, woken by NOTIFY vs by polling.
+
+Figures are printed, never asserted (DESIGN.md §9).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import statistics
+import sys
+import threading
+import time
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import asyncpg
+import nats
+from eventsourcing.persistence import StoredEvent
+from eventsourcing.postgres import (
+    PostgresAggregateRecorder,
+    PostgresApplicationRecorder,
+    PostgresDatastore,
+)
+from sqlalchemy.engine import make_url
+
+from kozyr.bus.relay import OutboxRelay
+from kozyr.eventstore import ConcurrencyConflict, NewEvent, PostgresEventStore, migrate
+from kozyr.eventstore.urls import asyncpg_dsn, sqlalchemy_url
+
+METADATA = {"actor": "player-1", "correlation_id": "bench"}
+
+
+def payload(index: int, slot: int) -> dict[str, Any]:
+    return {"seat": slot % 3, "card": "7H", "trick": index, "slot": slot}
+
+
+@dataclass(frozen=True)
+class Figure:
+    name: str
+    writers: int
+    per_command: int
+    commands: int
+    seconds: float
+
+    @property
+    def commands_per_second(self) -> float:
+        return self.commands / self.seconds
+
+    @property
+    def events_per_second(self) -> float:
+        return self.commands * self.per_command / self.seconds
+
+
+# -- our store ----------------------------------------------------------------------------
+
+
+async def ours(store: PostgresEventStore, writers: int, per_command: int, count: int) -> Figure:
+    async def writer() -> None:
+        stream = f"table-{uuid.uuid4().hex}"
+        for index in range(count):
+            events = [NewEvent("CardPlayed", payload(index, slot)) for slot in range(per_command)]
+            await store.append(
+                stream, index * per_command, events, request_id=f"r{index}", metadata=METADATA
+            )
+
+    started = time.perf_counter()
+    await asyncio.gather(*(writer() for _ in range(writers)))
+    return Figure(
+        "kozyr PostgresEventStore", writers, per_command, writers * count, _since(started)
+    )
+
+
+async def ours_one_stream(store: PostgresEventStore, writers: int, count: int) -> Figure:
+    """Eight writers on one stream: each conflict costs a retry (the worst case)."""
+    stream = f"table-{uuid.uuid4().hex}"
+
+    async def writer(name: int) -> None:
+        expected = 0
+        for index in range(count):
+            while True:
+                try:
+                    result = await store.append(
+                        stream,
+                        expected,
+                        [NewEvent("CardPlayed", payload(index, name))],
+                        request_id=f"w{name}-{index}",
+                        metadata=METADATA,
+                    )
+                    expected = result.version
+                    break
+                except ConcurrencyConflict as conflict:
+                    expected = conflict.actual
+
+    started = time.perf_counter()
+    await asyncio.gather(*(writer(n) for n in range(writers)))
+    return Figure("kozyr, all writers on ONE stream", writers, 1, writers * count, _since(started))
+
+
+# -- eventsourcing ------------------------------------------------------------------------
+
+
+def eventsourcing_datastore(url: str, pool_size: int) -> PostgresDatastore:
+    parsed = make_url(sqlalchemy_url(url))
+    return PostgresDatastore(
+        dbname=parsed.database or "postgres",
+        host=parsed.host or "127.0.0.1",
+        port=parsed.port or 5432,
+        user=parsed.username or "postgres",
+        password=parsed.password or "",
+        pool_size=pool_size,
+    )
+
+
+def stored_events(originator: uuid.UUID, index: int, per_command: int) -> list[StoredEvent]:
+    return [
+        StoredEvent(
+            originator_id=originator,
+            originator_version=index * per_command + slot + 1,
+            topic="CardPlayed",
+            state=json.dumps({"data": payload(index, slot), "metadata": METADATA}).encode(),
+        )
+        for slot in range(per_command)
+    ]
+
+
+def eventsourcing(
+    recorder: PostgresAggregateRecorder, name: str, writers: int, per_command: int, count: int
+) -> Figure:
+    def writer() -> None:
+        originator = uuid.uuid4()
+        for index in range(count):
+            recorder.insert_events(stored_events(originator, index, per_command))
+
+    threads = [threading.Thread(target=writer) for _ in range(writers)]
+    started = time.perf_counter()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return Figure(name, writers, per_command, writers * count, _since(started))
+
+
+# -- the floor ----------------------------------------------------------------------------
+
+
+async def floor(dsn: str, writers: int, count: int) -> Figure:
+    connections = [await asyncpg.connect(dsn) for _ in range(writers)]
+    await connections[0].execute(
+        "CREATE TABLE IF NOT EXISTS bench_floor (id bigserial PRIMARY KEY, data jsonb NOT NULL)"
+    )
+
+    async def writer(connection: asyncpg.Connection) -> None:
+        for index in range(count):
+            await connection.execute(
+                "INSERT INTO bench_floor (data) VALUES ($1::jsonb)", json.dumps(payload(index, 0))
+            )
+
+    started = time.perf_counter()
+    await asyncio.gather(*(writer(c) for c in connections))
+    seconds = _since(started)
+    for connection in connections:
+        await connection.close()
+    return Figure("floor: asyncpg INSERT+COMMIT", writers, 1, writers * count, seconds)
+
+
+# -- replay -------------------------------------------------------------------------------
+
+
+async def replay_figures(
+    store: PostgresEventStore, recorder: PostgresAggregateRecorder, dsn: str, repeats: int
+) -> list[tuple[str, float]]:
+    stream = f"table-{uuid.uuid4().hex}"
+    for index in range(100):
+        events = [NewEvent("CardPlayed", payload(index, slot)) for slot in range(10)]
+        await store.append(stream, index * 10, events, request_id=f"r{index}", metadata=METADATA)
+    originator = uuid.uuid4()
+    for index in range(100):
+        recorder.insert_events(stored_events(originator, index, 10))
+    connection = await asyncpg.connect(dsn)
+    raw = (
+        "SELECT global_position, event_id, stream, position, type, schema_version, "
+        "data::text, metadata::text, recorded_at, hash FROM events "
+        "WHERE stream = $1 AND position > $2 ORDER BY position"
+    )
+
+    async def kozyr_read() -> int:
+        return len(await store.read(stream))
+
+    async def eventsourcing_read() -> int:
+        return len(recorder.select_events(originator))
+
+    async def raw_fetch() -> int:
+        return len(await connection.fetch(raw, stream, 0))
+
+    figures = [
+        ("kozyr PostgresEventStore.read", await _best_rate(kozyr_read, repeats)),
+        ("eventsourcing select_events", await _best_rate(eventsourcing_read, repeats)),
+        ("floor: asyncpg fetch (no objects)", await _best_rate(raw_fetch, repeats)),
+    ]
+    await connection.close()
+    return figures
+
+
+async def _best_rate(read: Callable[[], Awaitable[int]], repeats: int) -> float:
+    best = 0.0
+    for _ in range(repeats):
+        started = time.perf_counter()
+        count = await read()
+        best = max(best, count / _since(started))
+    return best
+
+
+# -- relay latency ------------------------------------------------------------------------
+
+
+async def relay_latency(
+    url: str, nats_url: str, *, notify: bool, idle_interval: float, samples: int
+) -> list[float]:
+    root = f"bench{uuid.uuid4().hex[:8]}"
+    admin = await asyncpg.connect(asyncpg_dsn(url))
+    await admin.execute("DELETE FROM outbox")  # the throughput runs' events: not for NATS
+    await admin.execute(
+        f"ALTER TABLE outbox {'ENABLE' if notify else 'DISABLE'} TRIGGER outbox_notify"
+    )
+    client = await nats.connect(nats_url)
+    arrivals: dict[str, float] = {}
+    arrived = asyncio.Event()
+
+    async def on_message(message: Any) -> None:
+        arrivals[message.headers["Nats-Msg-Id"]] = time.perf_counter()
+        arrived.set()
+
+    await client.subscribe(f"{root}.table.>", cb=on_message)
+    relay = OutboxRelay(url, nats_url, subject_root=root, idle_interval=idle_interval)
+    task = asyncio.create_task(relay.run())
+    latencies: list[float] = []
+    async with PostgresEventStore(url, subject_root=root) as store:
+        for _ in range(3000):  # until the relay leads (at most ~30 s)
+            if relay.stats.leader:
+                break
+            await asyncio.sleep(0.01)
+        stream = f"table-{uuid.uuid4().hex}"
+        for index in range(samples):
+            arrived.clear()
+            started = time.perf_counter()
+            result = await store.append(
+                stream, index, [NewEvent("CardPlayed", payload(index, 0))], request_id=f"r{index}"
+            )
+            event_id = str(result.events[0].event_id)
+            while event_id not in arrivals:
+                await asyncio.wait_for(arrived.wait(), timeout=30)
+                arrived.clear()
+            latencies.append(arrivals[event_id] - started)
+            await asyncio.sleep(0.02)
+    relay.stop()
+    await task
+    await client.close()
+    await admin.execute("ALTER TABLE outbox ENABLE TRIGGER outbox_notify")
+    await admin.close()
+    return latencies
+
+
+# -- running ------------------------------------------------------------------------------
+
+
+def _since(started: float) -> float:
+    return time.perf_counter() - started
+
+
+@contextlib.contextmanager
+def servers(database_url: str | None, nats_url: str | None) -> Iterator[tuple[str, str]]:
+    if database_url and nats_url:
+        yield database_url, nats_url
+        return
+    from kozyr.infra import provision
+
+    env = dict(os.environ)
+    if database_url:
+        env["KOZYR_DATABASE_URL"] = database_url
+    if nats_url:
+        env["KOZYR_NATS_URL"] = nats_url
+    with provision(Path(".bench/eventstore"), env=env, durable=True, use_docker=False) as infra:
+        yield infra.database_url, infra.nats_url
+
+
+@contextlib.asynccontextmanager
+async def scratch_database(server_url: str) -> AsyncIterator[str]:
+    name = f"kozyr_bench_{uuid.uuid4().hex[:8]}"
+    admin = await asyncpg.connect(asyncpg_dsn(server_url))
+    await admin.execute(f'CREATE DATABASE "{name}"')
+    await admin.close()
+    parsed = make_url(sqlalchemy_url(server_url)).set(database=name)
+    try:
+        yield parsed.render_as_string(hide_password=False)
+    finally:
+        admin = await asyncpg.connect(asyncpg_dsn(server_url))
+        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        await admin.close()
+
+
+async def main(args: argparse.Namespace) -> None:
+    with servers(args.database_url, args.nats_url) as (server_url, nats_url):
+        async with scratch_database(server_url) as url:
+            await migrate(url)
+            await run_all(url, nats_url, args)
+
+
+async def run_all(url: str, nats_url: str, args: argparse.Namespace) -> None:
+    dsn = asyncpg_dsn(url)
+    datastore = eventsourcing_datastore(url, pool_size=8)
+    application = PostgresApplicationRecorder(datastore, events_table_name="es_application")
+    aggregate = PostgresAggregateRecorder(datastore, events_table_name="es_aggregate")
+    application.create_table()
+    aggregate.create_table()
+    best: dict[tuple[str, int, int], Figure] = {}
+
+    def keep(figure: Figure) -> None:
+        key = (figure.name, figure.writers, figure.per_command)
+        if key not in best or figure.seconds < best[key].seconds:
+            best[key] = figure
+
+    async with PostgresEventStore(url, max_pool_size=16) as store:
+        for round_ in range(args.rounds):
+            print(f"round {round_ + 1}/{args.rounds} …", file=sys.stderr)
+            for writers in (1, 8):
+                count = args.commands if writers == 1 else max(args.commands // 4, 10)
+                for per_command in (1, 3):
+                    keep(await ours(store, writers, per_command, count))
+                    keep(
+                        await asyncio.to_thread(
+                            eventsourcing,
+                            application,
+                            "eventsourcing ApplicationRecorder",
+                            writers,
+                            per_command,
+                            count,
+                        )
+                    )
+                    keep(
+                        await asyncio.to_thread(
+                            eventsourcing,
+                            aggregate,
+                            "eventsourcing AggregateRecorder",
+                            writers,
+                            per_command,
+                            count,
+                        )
+                    )
+                keep(await floor(dsn, writers, count))
+            keep(await ours_one_stream(store, 8, max(args.commands // 8, 10)))
+        replay = await replay_figures(store, aggregate, dsn, repeats=args.rounds * 3)
+    latencies = {
+        "NOTIFY wakes the relay (poll 1 s)": await relay_latency(
+            url, nats_url, notify=True, idle_interval=1.0, samples=args.samples
+        ),
+        "polling only, every 50 ms": await relay_latency(
+            url, nats_url, notify=False, idle_interval=0.05, samples=args.samples
+        ),
+    }
+    report(best, replay, latencies)
+
+
+def report(
+    best: dict[tuple[str, int, int], Figure],
+    replay: list[tuple[str, float]],
+    latencies: dict[str, list[float]],
+) -> None:
+    print("\nAppends (best of rounds; commands/s and events/s)")
+    print(f"{'implementation':40} {'writers':>7} {'ev/cmd':>6} {'cmds/s':>9} {'events/s':>9}")
+    for figure in sorted(best.values(), key=lambda f: (f.writers, f.per_command, f.name)):
+        print(
+            f"{figure.name:40} {figure.writers:>7} {figure.per_command:>6} "
+            f"{figure.commands_per_second:>9.0f} {figure.events_per_second:>9.0f}"
+        )
+    print("\nRatios: kozyr ÷ other, same writers and events per command")
+    for writers in (1, 8):
+        for per_command in (1, 3):
+            mine = best[("kozyr PostgresEventStore", writers, per_command)]
+            for other in ("eventsourcing ApplicationRecorder", "eventsourcing AggregateRecorder"):
+                theirs = best[(other, writers, per_command)]
+                ratio = mine.commands_per_second / theirs.commands_per_second
+                print(f"  {writers} writer(s), {per_command} event(s): vs {other:34} {ratio:5.2f}×")
+            floor_figure = best.get(("floor: asyncpg INSERT+COMMIT", writers, 1))
+            if floor_figure and per_command == 1:
+                ratio = mine.commands_per_second / floor_figure.commands_per_second
+                print(f"  {writers} writer(s), 1 event(s): vs the floor {'':25} {ratio:5.2f}×")
+    print("\nReplay of a 1,000-event stream (events/s, best)")
+    for name, rate in replay:
+        print(f"  {name:40} {rate:>10.0f}")
+    print("\nRelay latency, append → message on NATS (ms)")
+    for name, values in latencies.items():
+        ordered = sorted(values)
+        p95 = ordered[int(0.95 * (len(ordered) - 1))]
+        print(f"  {name:40} p50 {statistics.median(values) * 1000:7.1f}   p95 {p95 * 1000:7.1f}")
+
+
+def parse_arguments() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--database-url", default=os.environ.get("KOZYR_DATABASE_URL"))
+    parser.add_argument("--nats-url", default=os.environ.get("KOZYR_NATS_URL"))
+    parser.add_argument("--commands", type=int, default=400, help="commands per single writer")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--samples", type=int, default=40, help="relay latency samples")
+    return parser.parse_args()
+
+
+if __name__ == "__main__":
+    asyncio.run(main(parse_arguments()))
