@@ -122,6 +122,10 @@ class AuditError(ValueError):
     """The events cannot be replayed at all (not a table, undecodable, does not fold)."""
 
 
+class NoSuchSeat(AuditError):
+    """A replay asked for a seat the table does not have."""
+
+
 def _profile(game_id: str) -> GameProfile:
     try:
         return PROFILES[game_id]
@@ -268,7 +272,7 @@ def replay(events: Sequence[RecordedEvent], seat: int | None = None) -> Replay:
 
 def _check_seat(table: Table, seat: int | None) -> None:
     if seat is not None and not 0 <= seat < len(table.seats):
-        raise AuditError(f"there is no seat {seat}: this table has seats 0-{len(table.seats) - 1}")
+        raise NoSuchSeat(f"there is no seat {seat}: this table has seats 0-{len(table.seats) - 1}")
 
 
 def _as_seen(table: Table, event: RecordedEvent, decoded: Any, seat: int | None) -> Data | None:

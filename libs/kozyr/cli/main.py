@@ -1,0 +1,132 @@
+"""`kozyr`: the command line of moderators and developers (docs/moderation.md).
+
+    kozyr replay TABLE_ID [--seat N] [--json]   the game deal by deal, from the log
+    kozyr verify TABLE_ID [--json]              hash chain, seeds, deals, rules, result
+    kozyr token SUBJECT [--role R] [--ttl-hours H]
+    kozyr migrate                               event store schema of KOZYR_DATABASE_URL
+
+Exit codes: 0 all holds, 1 a verification failed, 2 usage or configuration problems
+(see `kozyr.cli.problems`). Errors are one clear sentence on stderr, never a traceback.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import json
+from collections.abc import Callable
+from typing import Annotated, Any, TypeVar
+
+import typer
+
+from kozyr.cli.problems import CliError, ExitCode
+from kozyr.runtime.auth import Role
+
+app = typer.Typer(
+    name="kozyr",
+    help="Moderator and developer tools: replay and verify tables, mint dev tokens, migrate.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+_F = TypeVar("_F", bound=Callable[..., None])
+
+TableId = Annotated[str, typer.Argument(help="The table's id (UUID), or its stream table-<id>.")]
+AsJson = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
+
+
+def reports_errors(command: _F) -> _F:
+    """Print a CliError as one line on stderr and exit with its code."""
+
+    @functools.wraps(command)
+    def run(*args: Any, **kwargs: Any) -> None:
+        try:
+            command(*args, **kwargs)
+        except CliError as err:
+            typer.echo(f"kozyr: {err.message}", err=True)
+            raise typer.Exit(int(err.code)) from None
+
+    return run  # type: ignore[return-value]
+
+
+def _print_json(value: Any) -> None:
+    typer.echo(json.dumps(value, indent=2, ensure_ascii=False))
+
+
+@app.command()
+@reports_errors
+def replay(
+    table_id: TableId,
+    seat: Annotated[
+        int | None,
+        typer.Option("--seat", min=0, help="Only what this seat saw (default: everything)."),
+    ] = None,
+    as_json: AsJson = False,
+) -> None:
+    """Replay a table from the event log, deal by deal (reads KOZYR_DATABASE_URL)."""
+    from kozyr.cli.tables import database_url, parse_table_id, read_table
+    from kozyr.table import audit
+
+    wanted = parse_table_id(table_id)
+    table = asyncio.run(read_table(database_url(), wanted))
+    try:
+        result = audit.replay(table.events, seat)
+    except audit.NoSuchSeat as err:
+        raise CliError(str(err)) from None
+    except audit.AuditError as err:
+        hint = "run `kozyr verify` to see what is wrong"
+        raise CliError(f"{err} ({hint})", ExitCode.FAILED) from None
+    if as_json:
+        _print_json(result.to_dict())
+    else:
+        typer.echo(result.to_text(), nl=False)
+
+
+@app.command()
+@reports_errors
+def verify(table_id: TableId, as_json: AsJson = False) -> None:
+    """Verify a table: hash chain, seeds and commitments, deals, every move, the result.
+
+    Exit code 0 when everything holds, 1 naming the first bad event otherwise.
+    """
+    from kozyr.cli.tables import database_url, parse_table_id, read_table
+    from kozyr.table import audit
+
+    wanted = parse_table_id(table_id)
+    table = asyncio.run(read_table(database_url(), wanted))
+    report = audit.verify(table.events, table.chain)
+    if as_json:
+        _print_json(report.to_dict())
+    else:
+        typer.echo(report.to_text(), nl=False)
+    if not report.ok:
+        raise typer.Exit(int(ExitCode.FAILED))
+
+
+@app.command()
+@reports_errors
+def token(
+    subject: Annotated[str, typer.Argument(help="Player id or service name (the `sub`).")],
+    role: Annotated[Role, typer.Option("--role", help="The token's role.")] = Role.PLAYER,
+    ttl_hours: Annotated[
+        float, typer.Option("--ttl-hours", min=0.01, help="Lifetime in hours.")
+    ] = 1.0,
+) -> None:
+    """Mint a development token (KOZYR_JWT_KEY, else the dev secret of `make run`)."""
+    from kozyr.cli.tokens import mint
+
+    typer.echo(mint(subject, role, ttl_hours))
+
+
+@app.command()
+@reports_errors
+def migrate() -> None:
+    """Apply the event store migrations to KOZYR_DATABASE_URL (safe to repeat)."""
+    from kozyr.cli.schema import apply_migrations
+
+    typer.echo(apply_migrations())
+
+
+if __name__ == "__main__":
+    app()
