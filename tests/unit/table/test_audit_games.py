@@ -37,15 +37,19 @@ PLAYERS = {
 CARD_NAMES = frozenset(str(c) for c in (*three_five_eight.DECK, *khozor_teams.DECK))
 SIGNAL_ODDS = 0.05
 """How often a Khözör seat toggles a signal instead of moving (keeps matches finite)."""
+TIMEOUT_ODDS = 0.03
+"""How often a turn times out and the clock plays the default move."""
+MATCHMAKER = Actor("matchmaking", "service")
+CLOCK = Actor("clock", "service")
 
 
-def choose(table: Table, rng: random.Random) -> Any:
-    """A random legal command of a seat whose turn it is (signals only now and then)."""
+def choose(table: Table, rng: random.Random) -> tuple[int, Any]:
+    """A seat whose turn it is and one of its legal commands (signals now and then)."""
     game: Decider = table.game
     seat = rng.choice(game.turn(table.state).seats)
     commands = game.legal_commands(table.state, seat)
     moves = [c for c in commands if not isinstance(c, khozor_teams.ToggleSignal)]
-    return rng.choice(moves if moves and rng.random() > SIGNAL_ODDS else commands)
+    return seat, rng.choice(moves if moves and rng.random() > SIGNAL_ODDS else commands)
 
 
 def constant(command: Any) -> Callable[[Table], Any]:
@@ -54,23 +58,28 @@ def constant(command: Any) -> Callable[[Table], Any]:
 
 
 async def play_to_the_end(app: TableApp, game_id: str, rng: random.Random) -> Table:
-    """Create a table and submit legal moves until the game is over."""
-    actor = Actor("moderation-tests", "service")
+    """Create a table, then let its players move (and the clock, now and then, play a
+    timed-out turn's default move) until the game is over."""
     created = await app.create(
         request_id=f"create-{rng.random()}",
         game_id=game_id,
         options={},
         seats=PLAYERS[game_id],
-        actor=actor,
+        actor=MATCHMAKER,
     )
     table = created.table
     moves = 0
     while not table.is_over:
-        command = choose(table, rng)
         moves += 1
-        outcome = await app.submit(
-            table.table_id, constant(command), request_id=f"move-{moves}", actor=actor
-        )
+        if rng.random() < TIMEOUT_ODDS:
+            turn = table.game.turn(table.state)
+            outcome = await app.expire_turn(table.table_id, turn.number, CLOCK)
+        else:
+            seat, command = choose(table, rng)
+            player = Actor(table.seats[seat], "player")
+            outcome = await app.submit(
+                table.table_id, constant(command), request_id=f"move-{moves}", actor=player
+            )
         table = outcome.table
     return table
 
@@ -230,19 +239,32 @@ def test_the_moderator_sees_every_hand_of_every_deal_as_dealt() -> None:
         assert [t["number"] for t in deal.tricks] == list(range(1, 17))
 
 
+def trick_line(game: Played, trick: RecordedEvent) -> str:
+    """The moderator's text line of a trick: each card with who played it, when that
+    was not the seat's own player (the clock here)."""
+    plays = [e for e in game.events[: trick.position] if e.type == "CardPlayed"][-3:]
+    cards = ", ".join(
+        f"seat {e.data['seat']} {e.data['card']}"
+        + (" (by clock)" if e.metadata["actor"] == "clock" else "")
+        for e in plays
+    )
+    return (
+        f"  #{trick.position} trick {trick.data['number']}: {cards} -> seat {trick.data['winner']}"
+    )
+
+
 def test_the_358_text_tells_deals_tricks_and_result() -> None:
     game = played(three_five_eight.GAME_ID)
     replay = audit.replay(game.events)
     text = replay.to_text()
     first_deal = replay.deals[0]
-    trick = first_deal.tricks[0]
     assert f"Deal 1 (#{first_deal.start.position})" in text
     assert "Deal 18 (" in text
     for seat, hand in enumerate(first_deal.start.data["hands"]):
         assert f"seat {seat}: {' '.join(hand)}" in text
-    leader = trick["leader"]
-    plays = ", ".join(f"seat {(leader + i) % 3} {c}" for i, c in enumerate(trick["cards"]))
-    assert f"trick 1: {plays} -> seat {trick['winner']}" in text
+    lines = text.splitlines()
+    for trick in [e for e in game.events if e.type == "TrickTaken"]:
+        assert trick_line(game, trick) in lines
     totals = " / ".join(str(t) for t in replay.result["totals"])
     assert f"Result: totals {totals}" in text
 
@@ -260,6 +282,23 @@ def test_the_khozor_replay_goes_play_by_play() -> None:
     winner = replay.result["winner"]
     assert f"winner {winner}" in text
     assert replay.ending[-1].type == "MatchWon"
+
+
+def test_the_moderator_text_tells_who_played_when_it_was_not_the_seats_player() -> None:
+    game = played(three_five_eight.GAME_ID)
+    text = audit.replay(game.events).to_text()
+    plays = [e for e in game.events if e.type == "CardPlayed"]
+    assert {e.metadata["actor"] for e in plays} == {"clock", *PLAYERS[game.table.game_id]}
+    assert text.count(" (by clock)") >= sum(e.metadata["actor"] == "clock" for e in plays)
+    assert " (by ana)" not in text  # a player's own moves need no mention
+    chosen = first(game, "ContractChosen", 5)
+    clock = chosen.metadata["actor"] == "clock"
+    when = chosen.recorded_at.isoformat()[11:19]
+    assert f"#{chosen.position} seat {chosen.data['seat']} declares" in text
+    assert f"[{when}{' (by clock)' if clock else ''}]" in text
+    replayed = audit.replay(game.events).to_dict()["deals"][0]["steps"][0]
+    assert replayed["origin"]["actor"] == game.events[replayed["position"] - 1].metadata["actor"]
+    assert audit.replay(game.events, 0).to_dict()["deals"][0]["steps"][0]["origin"] is None
 
 
 def test_a_seat_that_does_not_exist_is_refused() -> None:
