@@ -112,6 +112,8 @@ class OutboxRelay:
         subject_root: str = DEFAULT_ROOT,
         categories: Sequence[str] = DEFAULT_CATEGORIES,
         duplicate_window: float = DEFAULT_DUPLICATE_WINDOW,
+        stream_replicas: int = 1,
+        stream_max_age: float | None = None,
         batch_size: int = 256,
         idle_interval: float = 1.0,
         publish_timeout: float = 5.0,
@@ -127,6 +129,8 @@ class OutboxRelay:
         self._root = check_root(subject_root)
         self._categories = tuple(categories)
         self._duplicate_window = duplicate_window
+        self._stream_replicas = stream_replicas
+        self._stream_max_age = stream_max_age
         self._batch_size = batch_size
         self._idle_interval = idle_interval
         self._publish_timeout = publish_timeout
@@ -197,7 +201,12 @@ class OutboxRelay:
     async def _session(self) -> None:
         js = await self._jetstream()
         await ensure_event_streams(
-            js, self._root, self._categories, duplicate_window=self._duplicate_window
+            js,
+            self._root,
+            self._categories,
+            duplicate_window=self._duplicate_window,
+            max_age=self._stream_max_age,
+            replicas=self._stream_replicas,
         )
         connection = await connect(
             self._dsn,

@@ -75,6 +75,7 @@ async def ensure_stream(js: JetStreamContext, spec: EventStreamSpec) -> None:
         current.subjects != wanted.subjects
         or current.duplicate_window != wanted.duplicate_window
         or (current.max_age or None) != (wanted.max_age or None)
+        or (current.num_replicas or 1) != (wanted.num_replicas or 1)
     ):
         await js.update_stream(wanted)
 
