@@ -18,7 +18,7 @@ from uuid import UUID, uuid4
 from kozyr.bus.subjects import DEFAULT_ROOT, check_root
 from kozyr.eventstore.appending import AppendPlan, plan_append
 from kozyr.eventstore.errors import ConcurrencyConflict, IdempotencyConflict
-from kozyr.eventstore.hashing import GENESIS_HASH
+from kozyr.eventstore.hashing import GENESIS_HASH, fingerprint_command
 from kozyr.eventstore.model import (
     AppendResult,
     NewEvent,
@@ -123,11 +123,15 @@ class InMemoryEventStore:
             return None
         return StreamHead(stream=stream, version=state.version, head_hash=state.head_hash.hex())
 
-    async def result_of(self, stream: str, request_id: str) -> AppendResult | None:
+    async def result_of(
+        self, stream: str, request_id: str, *, command_fingerprint: str | None = None
+    ) -> AppendResult | None:
         state = self._streams.get(stream)
         first = state.requests.get(request_id) if state else None
         if state is None or first is None:
             return None
+        if command_fingerprint is not None and first[0] != fingerprint_command(command_fingerprint):
+            raise IdempotencyConflict(stream, request_id)
         return _duplicate(stream, state.events[first[1] - 1 : first[2]])
 
     async def verify(self, stream: str) -> VerifyReport:

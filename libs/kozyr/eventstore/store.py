@@ -43,7 +43,7 @@ from kozyr.eventstore.errors import (
     StreamCorrupted,
     VerifyFailure,
 )
-from kozyr.eventstore.hashing import GENESIS_HASH
+from kozyr.eventstore.hashing import GENESIS_HASH, fingerprint_command
 from kozyr.eventstore.model import (
     AppendResult,
     NewEvent,
@@ -274,15 +274,23 @@ class PostgresEventStore:
             return None
         return StreamHead(stream=stream, version=head[0], head_hash=head[1].hex())
 
-    async def result_of(self, stream: str, request_id: str) -> AppendResult | None:
+    async def result_of(
+        self, stream: str, request_id: str, *, command_fingerprint: str | None = None
+    ) -> AppendResult | None:
         """The result of the append made with `request_id`, or None if there was none.
 
         Lets a service answer a retried command before deciding it again (a re-decided
-        command could be refused by the rules the second time round).
+        command could be refused by the rules the second time round). With
+        `command_fingerprint`, a request id first used for another command raises
+        `IdempotencyConflict` instead of answering with that command's result.
         """
         async with self._connect() as connection:
             first = await self._recorded_request(connection, stream, request_id)
-        return first[1] if first else None
+        if first is None:
+            return None
+        if command_fingerprint is not None and first[0] != fingerprint_command(command_fingerprint):
+            raise IdempotencyConflict(stream, request_id)
+        return first[1]
 
     async def verify(self, stream: str) -> VerifyReport:
         """Walk the stream's hash chain and report the first bad position, if any.

@@ -9,13 +9,13 @@ view, never for hidden state — and act only for seats a computer plays. Admins
 from __future__ import annotations
 
 from kozyr.runtime.auth import Principal, Role
-from kozyr.runtime.errors import InvalidArgument, PermissionDenied
+from kozyr.table import texts
 from kozyr.table.model import SeatControl, Table
 
 
 def _check_range(table: Table, seat: int) -> int:
     if not 0 <= seat < len(table.seats):
-        raise InvalidArgument("INVALID_SEAT", f"There is no seat {seat} at this table.")
+        raise texts.invalid_seat(seat)
     return seat
 
 
@@ -24,7 +24,7 @@ def viewer_seat(principal: Principal, table: Table, requested: int | None) -> in
     if principal.role is Role.PLAYER:
         own = table.seat_of(principal.subject)
         if requested is not None and requested != own:
-            raise PermissionDenied("NOT_YOUR_SEAT", "You may only see your own seat.")
+            raise texts.not_your_seat()
         return own
     return None if requested is None else _check_range(table, requested)
 
@@ -34,15 +34,13 @@ def acting_seat(principal: Principal, table: Table, requested: int | None) -> in
     if principal.role is Role.PLAYER:
         own = table.seat_of(principal.subject)
         if own is None:
-            raise PermissionDenied("NOT_SEATED", "You have no seat at this table.")
+            raise texts.not_seated()
         if requested is not None and requested != own:
-            raise PermissionDenied("NOT_YOUR_SEAT", "You may only act for your own seat.")
+            raise texts.not_your_seat()
         return own
     if requested is None:
-        raise InvalidArgument("SEAT_REQUIRED", "Services and admins must name the seat.")
+        raise texts.seat_required()
     seat = _check_range(table, requested)
     if principal.role is Role.SERVICE and table.control[seat] is not SeatControl.COMPUTER:
-        raise PermissionDenied(
-            "SEAT_NOT_COMPUTER", f"Seat {seat} is played by a person: services may not act."
-        )
+        raise texts.seat_not_computer(seat)
     return seat

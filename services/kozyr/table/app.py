@@ -27,11 +27,19 @@ from kozyr.eventstore import (
     RecordedEvent,
 )
 from kozyr.games.base import Lang, RuleError, Turn, to_json
-from kozyr.runtime.errors import Aborted, FailedPrecondition, InvalidArgument, NotFound
+from kozyr.runtime.errors import FailedPrecondition, InvalidArgument
 from kozyr.table import model
 from kozyr.table.model import COMPUTER, SeatControl, SeatControlChanged, Table, TableCreated
 from kozyr.table.notifier import TableNotifier
 from kozyr.table.repository import TableNotFound, TableRepository, stream_of
+from kozyr.table.texts import (
+    computer_seat,
+    invalid_seat,
+    request_id_reused,
+    stale_version,
+    table_not_found,
+    too_busy,
+)
 
 MAX_ATTEMPTS = 8
 """Retries of an unpinned command that keeps losing the optimistic-concurrency race."""
@@ -60,29 +68,6 @@ class Outcome:
 def rule_refusal(error: RuleError) -> FailedPrecondition:
     """An illegal move → FAILED_PRECONDITION with its reason and every language."""
     return FailedPrecondition(error.reason, {lang.value: error.message(lang) for lang in Lang})
-
-
-def not_found(table_id: str) -> NotFound:
-    return NotFound(
-        "TABLE_NOT_FOUND",
-        {
-            "en": f"There is no table {table_id}.",
-            "ro": f"Nu există masa {table_id}.",
-            "it": f"Non esiste il tavolo {table_id}.",
-        },
-    )
-
-
-def stale_version(expected: int, actual: int) -> Aborted:
-    return Aborted(
-        "STALE_VERSION",
-        {
-            "en": f"The table moved on (version {actual}, you expected {expected}): reload it.",
-            "ro": f"Masa a avansat (versiunea {actual}, așteptai {expected}): reîncarc-o.",
-            "it": f"Il tavolo è andato avanti (versione {actual}, attesa {expected}): ricaricalo.",
-        },
-        metadata={"currentVersion": str(actual)},
-    )
 
 
 def fingerprint(value: Any) -> str:
@@ -114,7 +99,7 @@ class TableApp:
         try:
             return await self.tables.load(table_id)
         except TableNotFound:
-            raise not_found(table_id) from None
+            raise table_not_found(table_id) from None
 
     async def history(
         self, table_id: str, from_version: int, limit: int
@@ -148,10 +133,10 @@ class TableApp:
         table = model.start(created)
         events, table = self._draw_chance(table, [created])
         try:
-            result = await self._append(table, 0, events, request_id, actor, "create")
+            result = await self._append(None, table, events, request_id, actor, "create")
         except ConcurrencyConflict:
             return Outcome(await self.load(table_id), duplicate=True)
-        return await self._outcome(table_id, table, result)
+        return await self._outcome(table_id, result)
 
     # ------------------------------------------------------------------ moves
 
@@ -164,30 +149,49 @@ class TableApp:
         actor: Actor,
         expected_version: int | None = None,
         check: Callable[[Table], object] | None = None,
+        prelude: Callable[[Table], list[Any]] | None = None,
+        command_key: str | None = None,
     ) -> Outcome:
-        """Apply a move built against the current table (seat checks in `check`)."""
+        """Apply a move built against the current table.
+
+        `check` refuses a caller who may not act (it runs on every attempt); `prelude`
+        adds table-level events appended just before the move, in the same transaction
+        (a player retaking his seat); `command_key` identifies the request for
+        idempotency when the command itself depends on the state (ExpireTurn).
+        """
         stream = stream_of(table_id)
         for _ in range(MAX_ATTEMPTS):
-            prior = await self.store.result_of(stream, request_id)
-            if prior is not None:
-                return Outcome(await self.load(table_id), duplicate=True)
             table = await self.load(table_id)
-            if expected_version is not None and table.version != expected_version:
-                raise stale_version(expected_version, table.version)
             if check is not None:
                 check(table)
-            command = make_command(table)
-            events, after = self._decide(table, command)
+            key = command_key or fingerprint(make_command(table))
+            if await self._answered(stream, request_id, key):
+                return Outcome(await self.load(table_id), duplicate=True)
+            if expected_version is not None and table.version != expected_version:
+                raise stale_version(expected_version, table.version)
+            events = prelude(table) if prelude is not None else []
+            ready = table
+            for event in events:
+                ready = model.apply(ready, event, ready.turn_deadline)
+            decided, after = self._decide(ready, make_command(ready))
             try:
                 result = await self._append(
-                    after, table.version, events, request_id, actor, fingerprint(command)
+                    table, after, [*events, *decided], request_id, actor, key
                 )
             except ConcurrencyConflict as conflict:
                 if expected_version is not None:
                     raise stale_version(expected_version, conflict.actual) from None
                 continue
-            return await self._outcome(table_id, after, result)
-        raise Aborted("TOO_MUCH_CONTENTION", "The table is too busy right now: retry.")
+            return await self._outcome(table_id, result)
+        raise too_busy()
+
+    async def _answered(self, stream: str, request_id: str, key: str) -> bool:
+        """True when `request_id` was already applied with this same command."""
+        try:
+            prior = await self.store.result_of(stream, request_id, command_fingerprint=key)
+        except IdempotencyConflict:
+            raise request_id_reused() from None
+        return prior is not None
 
     async def expire_turn(self, table_id: str, turn_number: int, actor: Actor) -> Outcome:
         """Play the default move of `turn_number` if that turn is still open.
@@ -214,6 +218,7 @@ class TableApp:
                 request_id=f"expire-turn-{turn_number}",
                 actor=actor,
                 check=still_open,
+                command_key=f"expire-turn-{turn_number}",
             )
         except _TurnClosed:
             return Outcome(await self.load(table_id), applied=False)
@@ -226,23 +231,21 @@ class TableApp:
         for _ in range(MAX_ATTEMPTS):
             table = await self.load(table_id)
             if not 0 <= seat < len(table.seats):
-                raise InvalidArgument("INVALID_SEAT", f"There is no seat {seat} at this table.")
+                raise invalid_seat(seat)
             if table.seats[seat] == COMPUTER and control is not SeatControl.COMPUTER:
-                raise FailedPrecondition(
-                    "COMPUTER_SEAT", f"Seat {seat} has no person: a computer always plays it."
-                )
+                raise computer_seat(seat)
             if table.control[seat] is control:
                 return Outcome(table, applied=False)
             event = SeatControlChanged(seat, control)
             after = model.apply(table, event, table.turn_deadline)
             try:
                 result = await self._append(
-                    after, table.version, [event], request_id, actor, f"{seat}:{control}"
+                    table, after, [event], request_id, actor, f"{seat}:{control}"
                 )
             except ConcurrencyConflict:
                 continue
-            return await self._outcome(table_id, after, result)
-        raise Aborted("TOO_MUCH_CONTENTION", "The table is too busy right now: retry.")
+            return await self._outcome(table_id, result)
+        raise too_busy()
 
     # ------------------------------------------------------------------ internals
 
@@ -268,49 +271,57 @@ class TableApp:
 
     async def _append(
         self,
+        before: Table | None,
         after: Table,
-        expected_version: int,
         events: Sequence[Any],
         request_id: str,
         actor: Actor,
         command_fingerprint: str,
     ) -> AppendResult:
+        """Append one command's events with the turn that follows and its deadline."""
         turn = after.game.turn(after.state)
         metadata = {
             "actor": actor.subject,
             "role": actor.role,
             "correlation_id": actor.correlation_id or request_id,
             "turn": _turn_json(turn),
-            "deadline": self._deadline(after, turn),
+            "deadline": self._deadline(before, after, turn),
         }
         encoded = [NewEvent(*model.encode(event)) for event in events]
         try:
             return await self.store.append(
                 stream_of(after.table_id),
-                expected_version,
+                0 if before is None else before.version,
                 encoded,
                 request_id=request_id,
                 metadata=metadata,
                 command_fingerprint=command_fingerprint,
             )
         except IdempotencyConflict:
-            raise InvalidArgument(
-                "REQUEST_ID_REUSED", "This request_id was already used for another request."
-            ) from None
+            raise request_id_reused() from None
 
-    def _deadline(self, table: Table, turn: Turn) -> str | None:
-        if table.is_over or not turn.seats:
+    def _deadline(self, before: Table | None, after: Table, turn: Turn) -> str | None:
+        """A new turn gets `turn_seconds` from now; the same turn keeps its deadline.
+
+        So a Khözör signal or a change of seat control never restarts a clock.
+        """
+        if after.is_over or not turn.seats:
             return None
-        seconds = int(table.options.get("turn_seconds", 180))
+        same_turn = before is not None and before.game.turn(before.state).number == turn.number
+        if same_turn and before is not None and before.turn_deadline is not None:
+            return before.turn_deadline.isoformat()
+        seconds = int(after.options.get("turn_seconds", 180))
         return (self._clock() + timedelta(seconds=seconds)).isoformat()
 
-    async def _outcome(self, table_id: str, after: Table, result: AppendResult) -> Outcome:
+    async def _outcome(self, table_id: str, result: AppendResult) -> Outcome:
+        """Wake the table's watchers and return the stored table.
+
+        Reloading through the repository is cheap (it folds just this append's events
+        into the cached table) and yields exactly what a reader of the log sees,
+        deadline included.
+        """
         self.notifier.notify(table_id)
-        if result.duplicate:
-            return Outcome(await self.load(table_id), duplicate=True)
-        # The deadline is only known once stored: reload through the repository (cheap:
-        # it folds just the events of this append into the cached table).
-        return Outcome(await self.load(table_id))
+        return Outcome(await self.load(table_id), duplicate=result.duplicate)
 
 
 class _TurnClosed(Exception):

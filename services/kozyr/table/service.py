@@ -15,6 +15,7 @@ from kozyr.eventstore import PostgresEventStore
 from kozyr.runtime import AuthPolicy, GrpcServer, ServiceSpec, Settings, service_full_name
 from kozyr.runtime.auth import Role
 from kozyr.table.app import TableApp
+from kozyr.table.edge import StoreErrorInterceptor
 from kozyr.table.listener import TableChangeListener
 from kozyr.table.notifier import TableNotifier
 from kozyr.table.servicer import TableServicer
@@ -48,7 +49,10 @@ class TableService:
         self.listener = TableChangeListener(self.notifier, settings.subject_root)
         self.servicer = TableServicer(self.app)
         self.server = GrpcServer(
-            settings, [ServiceSpec(SERVICE_NAME, self._register)], auth=AUTH_POLICY
+            settings,
+            [ServiceSpec(SERVICE_NAME, self._register)],
+            auth=AUTH_POLICY,
+            interceptors=[StoreErrorInterceptor()],
         )
         self.servicer.shutting_down = self.server.shutting_down
         self._relay_task: asyncio.Task[None] | None = None

@@ -26,7 +26,14 @@ from kozyr.runtime.interceptors import current_request_id, prefer_language
 from kozyr.table import access, validation
 from kozyr.table.actions import action_from_command, command_from_action
 from kozyr.table.app import Actor, TableApp
-from kozyr.table.model import COMPUTER, TABLE_EVENTS, SeatControl, Table, decode
+from kozyr.table.model import (
+    COMPUTER,
+    TABLE_EVENTS,
+    SeatControl,
+    SeatControlChanged,
+    Table,
+    decode,
+)
 from kozyr.table.views import game_view_to_proto
 
 WATCH_POLL_SECONDS = 10.0
@@ -80,7 +87,7 @@ def table_view(table: Table, seat: int | None) -> views_pb2.TableView:
         view.three_five_eight.CopyFrom(game_view)
     else:
         view.khozor_teams.CopyFrom(game_view)
-    if seat is not None and seat in turn.seats:
+    if seat is not None and not table.is_over:
         view.legal_actions.extend(action_from_command(c) for c in legal_moves(table, seat))
     return view
 
@@ -92,9 +99,17 @@ offers the default move; any other legal choice is still accepted."""
 
 def legal_moves(table: Table, seat: int) -> list[Any]:
     """The moves a view lists for `seat` (player commands only, signals included)."""
-    if table.game.turn(table.state).kind in WIDE_CHOICES:
+    turn = table.game.turn(table.state)
+    if turn.kind in WIDE_CHOICES and seat in turn.seats:
         return [table.game.default_command(table.state, seat)]
     return table.game.legal_commands(table.state, seat)
+
+
+def retake(principal: Principal, table: Table, seat: int) -> list[Any]:
+    """A player who acts is back: he retakes a covered seat at once (RULES.md)."""
+    if principal.role is Role.PLAYER and table.control[seat] is not SeatControl.PERSON:
+        return [SeatControlChanged(seat, SeatControl.PERSON)]
+    return []
 
 
 def history_data(table: Table, event: RecordedEvent, seat: int | None, full: bool) -> Any:
@@ -143,12 +158,17 @@ class TableServicer(pb_grpc.TableServiceServicer):
         last = validation.version(request.from_version, "from_version")
         principal = current_principal()
         requested = _optional(request, "seat")
+        sent = b""
         while not self.shutting_down.is_set():
             changed = self.app.notifier.changed(table_id)
             table = await self.app.load(table_id)
             if table.version > last:
                 seat = access.viewer_seat(principal, table, requested)
-                yield pb.WatchTableResponse(view=table_view(table, seat))
+                view = table_view(table, seat)
+                content = _content(view)
+                if content != sent:
+                    yield pb.WatchTableResponse(view=view)
+                    sent = content
                 last = table.version
             await _first_of(changed, self.shutting_down, WATCH_POLL_SECONDS)
 
@@ -166,19 +186,14 @@ class TableServicer(pb_grpc.TableServiceServicer):
         table = await self.app.load(table_id)
         seat = access.acting_seat(principal, table, requested)
         command_from_action(table.game_id, seat, request.action)  # malformed → refused now
-        actor = actor_of(principal)
-        if principal.role is Role.PLAYER and table.control[seat] is not SeatControl.PERSON:
-            # A player who acts is back: he retakes his seat at once (RULES.md).
-            await self.app.set_seat_control(
-                table_id, seat, SeatControl.PERSON, request_id=f"retake-{request_id}", actor=actor
-            )
         outcome = await self.app.submit(
             table_id,
             lambda t: command_from_action(t.game_id, seat, request.action),
             request_id=request_id,
-            actor=actor,
+            actor=actor_of(principal),
             expected_version=expected,
             check=lambda t: access.acting_seat(principal, t, requested),
+            prelude=lambda t: retake(principal, t, seat),
         )
         return pb.SubmitActionResponse(
             view=table_view(outcome.table, seat), duplicate=outcome.duplicate
@@ -265,6 +280,15 @@ def _options(request: pb.CreateTableRequest, game_id: str) -> dict[str, Any]:
     elif given == khozor_teams.GAME_ID and request.khozor_teams.turn_seconds:
         options["turn_seconds"] = request.khozor_teams.turn_seconds
     return options
+
+
+def _content(view: views_pb2.TableView) -> bytes:
+    """A view without its version: a change this seat cannot see (the other team's
+    signal) sends no new view, so the stream does not even reveal *that* it happened."""
+    copy = views_pb2.TableView()
+    copy.CopyFrom(view)
+    copy.version = 0
+    return copy.SerializeToString(deterministic=True)
 
 
 async def _first_of(changed: asyncio.Event, stopping: asyncio.Event, poll_seconds: float) -> None:

@@ -313,6 +313,20 @@ async def test_result_of_finds_the_first_result(backend: Backend) -> None:
     assert await backend.store.result_of(stream, "other") is None
 
 
+async def test_result_of_refuses_a_request_id_used_for_another_command(
+    backend: Backend,
+) -> None:
+    stream = new_stream()
+    await backend.store.append(
+        stream, 0, played("7H"), request_id="r", command_fingerprint="play 7H"
+    )
+    same = await backend.store.result_of(stream, "r", command_fingerprint="play 7H")
+    assert same is not None
+    assert same.duplicate
+    with pytest.raises(IdempotencyConflict):
+        await backend.store.result_of(stream, "r", command_fingerprint="play 8H")
+
+
 # -- hash chain and tamper evidence ----------------------------------------------------
 
 

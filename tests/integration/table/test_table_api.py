@@ -11,8 +11,10 @@ from kozyr.api.common.v1 import cards_pb2, games_pb2, language_pb2, seats_pb2
 from kozyr.api.table.v1 import actions_pb2
 from kozyr.api.table.v1 import table_service_pb2 as pb
 from kozyr.client import TableClient
+from kozyr.infra import free_port
 from kozyr.runtime.auth import Role
 from kozyr.runtime.errors import error_details
+from kozyr.table.service import TableService
 from tests.integration.table.conftest import RunningTableService
 from tests.support.tables import token
 
@@ -228,3 +230,97 @@ async def test_watch_resumes_without_gap_or_duplicate(table_service: RunningTabl
         third = await anext(resumed)
         assert third.version == expired.version
         await resumed.aclose()
+
+
+async def test_a_request_id_reused_for_another_move_is_refused(
+    table_service: RunningTableService,
+) -> None:
+    table_id = await _new_358(table_service.target)
+    declarer, _ = await _declarer(table_service.target, table_id)
+    async with TableClient(table_service.target, token(declarer)) as client:
+        first = await client.submit(table_id, _any_contract(), request_id="mine")
+        other = actions_pb2.Action(
+            choose_contract=actions_pb2.ChooseContract(contract=actions_pb2.CONTRACT_HEARTS)
+        )
+        error = await _expect(
+            grpc.StatusCode.INVALID_ARGUMENT, client.submit(table_id, other, request_id="mine")
+        )
+        assert error_details(error).reason == "REQUEST_ID_REUSED"
+        assert (await client.get_table(table_id)).version == first.view.version
+
+
+async def test_a_covered_player_acts_at_his_version_and_retakes_the_seat(
+    table_service: RunningTableService,
+) -> None:
+    table_id = await _new_358(table_service.target)
+    declarer, seat = await _declarer(table_service.target, table_id)
+    async with TableClient(table_service.target, token("clock", Role.SERVICE)) as clock:
+        await clock.set_seat_control(table_id, seat, seats_pb2.SEAT_CONTROL_ABSENT)
+    async with TableClient(table_service.target, token(declarer)) as player:
+        view = await player.get_table(table_id)
+        assert view.seats[seat].control == seats_pb2.SEAT_CONTROL_ABSENT
+        done = await player.submit(table_id, _any_contract(), expected_version=view.version)
+    assert done.view.seats[seat].control == seats_pb2.SEAT_CONTROL_PERSON
+    assert done.view.three_five_eight.contract == "S"
+
+
+async def test_a_signal_neither_restarts_the_clock_nor_shows_to_the_other_team(
+    table_service: RunningTableService,
+) -> None:
+    players = [f"p{i}" for i in range(8)]
+    signaller = None
+    for attempt in range(10):  # a deal where nobody holds a set is rare (< 1 %)
+        async with TableClient(table_service.target, token("mm", Role.SERVICE)) as service:
+            created = await service.create_table(
+                games_pb2.GAME_KHOZOR_TEAMS, players, request_id=f"signals-{attempt}"
+            )
+        table_id = created.table_id
+        for seat, player in enumerate(players):
+            async with TableClient(table_service.target, token(player)) as client:
+                view = await client.get_table(table_id)
+            toggles = [a for a in view.legal_actions if a.WhichOneof("action") == "toggle_signal"]
+            if toggles:
+                signaller = (seat, player, toggles[0], view)
+                break
+        if signaller is not None:
+            break
+    assert signaller is not None, "ten deals without a single set"
+    seat, player, signal, before = signaller
+    opponent = players[(seat + 1) % 8]
+    async with TableClient(table_service.target, token(opponent)) as rival:
+        watch = rival.watch(table_id)
+        first = await anext(watch)
+        async with TableClient(table_service.target, token(player)) as client:
+            after = (await client.submit(table_id, signal)).view
+        assert after.version > before.version
+        assert after.turn.number == before.turn.number
+        assert after.turn.deadline == before.turn.deadline, "a signal never restarts a clock"
+        own = {s.seat: s for s in after.khozor_teams.signals}
+        assert own[seat].three_set or own[seat].five_set, "the signaller's team sees it"
+        rival_view = await rival.get_table(table_id)
+        assert seat not in {s.seat for s in rival_view.khozor_teams.signals}
+        assert not any(s.three_set or s.five_set for s in rival_view.khozor_teams.signals)
+        # The other team's stream sends nothing for a change it may not see.
+        with pytest.raises(TimeoutError):
+            await asyncio.wait_for(anext(watch), timeout=1.5)
+        await watch.aclose()
+    assert first.version == before.version
+
+
+async def test_an_unreachable_database_is_unavailable_not_internal(
+    table_service: RunningTableService,
+) -> None:
+    settings = table_service.service.settings.model_copy(
+        update={"database_url": f"postgresql+asyncpg://postgres@127.0.0.1:{free_port()}/none"}
+    )
+    broken = TableService(settings)
+    port = await broken.server.start()
+    try:
+        async with TableClient(f"127.0.0.1:{port}", token("ana")) as client:
+            error = await _expect(
+                grpc.StatusCode.UNAVAILABLE,
+                client.get_table("00000000-0000-0000-0000-000000000000"),
+            )
+        assert error_details(error).reason == "STORE_UNAVAILABLE"
+    finally:
+        await broken.server.stop(0)

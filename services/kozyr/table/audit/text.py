@@ -235,30 +235,34 @@ def _result_text(result: Mapping[str, Any]) -> str:
 
 
 def render_report(report: AuditReport) -> str:
-    """The human-readable verdict: what was checked, then OK or the first bad event."""
+    """The human-readable verdict: what was checked, then OK or the first bad event.
+
+    With a problem, the counts say how far the walk got: it stops at the first bad event.
+    """
     chain = report.chain
     chain_text = (
         f"intact ({chain.checked} events, head at version {chain.version})"
         if chain.ok
         else f"BROKEN at #{chain.first_bad_position}: {chain.failure} ({chain.detail})"
     )
-    deal = "deals" if report.game_id != khozor_teams.GAME_ID else "rounds"
+    deals = "rounds" if report.game_id == khozor_teams.GAME_ID else "deals"
     lines = [
         f"Stream {report.stream}  game {report.game_id or '?'}  {report.events} events",
         f"  hash chain   {chain_text}",
-        f"  seeds        {report.seeds_checked} checked against their commitments, "
-        f"{report.seeds_revealed} revealed seeds equal to the dealt ones",
-        f"  {deal:<12} {report.deals_rederived} re-derived from their seeds",
+        f"  seeds        {report.seeds_checked} checked against their commitments; "
+        f"{report.seeds_revealed} reveals equal the dealt seeds",
+        f"  {deals:<12} {report.deals_rederived} re-derived from their seeds",
         f"  rules        {report.moves_redecided} moves and {report.chance_redecided} "
-        "chance draws re-decided, every event as the rules record it",
+        "chance draws re-decided and recorded as the rules give them",
     ]
+    if report.problem is not None:
+        lines.append("  (the checks stop at the first bad event: the counts go up to it)")
+        lines.append(f"FAILED at {report.problem}")
+        return "\n".join(lines) + "\n"
     if report.over and report.result is not None:
         where = f" (recorded at #{report.result_position})" if report.result_position else ""
         lines.append(f"  result       {_result_text(report.result)}{where}")
-    elif report.result is not None:
-        lines.append("  result       the game is still in progress")
-    if report.problem is None:
-        lines.append("OK: every check holds.")
     else:
-        lines.append(f"FAILED at {report.problem}")
+        lines.append("  result       none yet: the game is still in progress")
+    lines.append("OK: every check holds.")
     return "\n".join(lines) + "\n"

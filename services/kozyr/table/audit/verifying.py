@@ -193,13 +193,11 @@ class _Auditor:
         return self.finish(events[-1])
 
     def check(self, event: RecordedEvent) -> Problem | None:
-        def bad(check: Check, reason: str) -> Problem:
-            return Problem(event.position, event.type, check, reason)
-
+        """Check one event, then fold it in (None: nothing wrong with it)."""
         try:
             decoded = model.decode(self.table, event.type, event.data)
-        except Exception as err:
-            return bad(Check.UNDECODABLE, describe_error(err))
+        except Exception as err:  # an auditor reports whatever breaks, and goes no further
+            return _problem(event, Check.UNDECODABLE, describe_error(err))
         if isinstance(decoded, TableCreated | SeatControlChanged):
             problem = self._table_event_problem(event, decoded)
         else:
@@ -209,7 +207,7 @@ class _Auditor:
         try:
             self.table = model.apply(self.table, decoded, deadline_of(event))
         except Exception as err:
-            return bad(Check.DOES_NOT_FOLD, describe_error(err))
+            return _problem(event, Check.DOES_NOT_FOLD, describe_error(err))
         return None
 
     def _table_event_problem(
@@ -249,9 +247,8 @@ class _Auditor:
         self.seeds_checked += 1
         actual = commitment_of(seed)
         if actual != commitment:
-            return Problem(
-                event.position,
-                event.type,
+            return _problem(
+                event,
                 Check.SEED_COMMITMENT,
                 f"SHA-256 of the seed {seed.hex()} is {actual}, the commitment is {commitment}",
             )
@@ -272,9 +269,8 @@ class _Auditor:
         if getattr(decoded, profile.undealt_field) != undealt:
             wrong.append(f"the {profile.undealt_field}")
         if wrong:
-            return Problem(
-                event.position,
-                event.type,
+            return _problem(
+                event,
                 Check.DEAL_MISMATCH,
                 f"the deal of seed {seed.hex()} differs from the recorded one for "
                 + ", ".join(wrong),
@@ -302,7 +298,7 @@ class _Auditor:
         elif getattr(decoded, "commitment", dealt[1]) != dealt[1]:
             reason = f"revealed with commitment {decoded.commitment}, dealt with {dealt[1]}"
         if reason is not None:
-            return Problem(event.position, event.type, Check.REVEAL_MISMATCH, reason)
+            return _problem(event, Check.REVEAL_MISMATCH, reason)
         self.revealed.add(number)
         return None
 
@@ -310,21 +306,21 @@ class _Auditor:
         self, event: RecordedEvent, decoded: Any, profile: GameProfile
     ) -> Problem | None:
         """The event is exactly what the rules produce for its move or chance draw."""
-
-        def bad(check: Check, reason: str) -> Problem:
-            return Problem(event.position, event.type, check, reason)
-
         if not self.owed:
             try:
                 owed = self._decide(decoded, profile)
             except RuleError as err:
-                return bad(Check.ILLEGAL_MOVE, f"{err.reason}: {err.message()}")
+                return _problem(event, Check.ILLEGAL_MOVE, f"{err.reason}: {err.message()}")
             except Exception as err:
-                return bad(
-                    Check.NOT_FROM_RULES, f"the rules cannot decide it: {describe_error(err)}"
+                return _problem(
+                    event,
+                    Check.NOT_FROM_RULES,
+                    f"the rules cannot decide it: {describe_error(err)}",
                 )
             if owed is None:
-                return bad(Check.NOT_FROM_RULES, "no move and no chance draw produces it here")
+                return _problem(
+                    event, Check.NOT_FROM_RULES, "no move and no chance draw produces it here"
+                )
             self.owed = owed
         expected_type, expected = self.owed.pop(0)
         if event.type == profile.result_event:
@@ -332,11 +328,11 @@ class _Auditor:
         if (expected_type, expected) == (event.type, event.data):
             return None
         if expected_type != event.type:
-            return bad(Check.NOT_FROM_RULES, f"the rules record {expected_type} here")
+            return _problem(event, Check.NOT_FROM_RULES, f"the rules record {expected_type} here")
         check = (
             Check.RESULT_MISMATCH if event.type == profile.result_event else Check.NOT_FROM_RULES
         )
-        return bad(check, _difference(event.data, expected))
+        return _problem(event, check, _difference(event.data, expected))
 
     def _decide(self, decoded: Any, profile: GameProfile) -> list[tuple[str, Data]] | None:
         assert self.table is not None

@@ -1,0 +1,126 @@
+"""The table service's own player-facing errors, in English, Romanian and Italian.
+
+Rule refusals come with the games' texts; these are the table's: seats, versions,
+contention, unknown tables. Each builder returns the typed error the edge maps.
+"""
+
+from __future__ import annotations
+
+from kozyr.runtime.errors import (
+    Aborted,
+    FailedPrecondition,
+    InvalidArgument,
+    NotFound,
+    PermissionDenied,
+)
+
+
+def table_not_found(table_id: str) -> NotFound:
+    return NotFound(
+        "TABLE_NOT_FOUND",
+        {
+            "en": f"There is no table {table_id}.",
+            "ro": f"Nu există masa {table_id}.",
+            "it": f"Non esiste il tavolo {table_id}.",
+        },
+    )
+
+
+def stale_version(expected: int, actual: int) -> Aborted:
+    return Aborted(
+        "STALE_VERSION",
+        {
+            "en": f"The table moved on (version {actual}, you expected {expected}): reload it.",
+            "ro": f"Masa a avansat (versiunea {actual}, așteptai {expected}): reîncarc-o.",
+            "it": f"Il tavolo è andato avanti (versione {actual}, attesa {expected}): ricaricalo.",
+        },
+        metadata={"currentVersion": str(actual)},
+    )
+
+
+def too_busy() -> Aborted:
+    return Aborted(
+        "TOO_MUCH_CONTENTION",
+        {
+            "en": "The table is too busy right now: try again.",
+            "ro": "Masa este prea aglomerată acum: încearcă din nou.",
+            "it": "Il tavolo è troppo occupato ora: riprova.",
+        },
+    )
+
+
+def request_id_reused() -> InvalidArgument:
+    return InvalidArgument(
+        "REQUEST_ID_REUSED",
+        {
+            "en": "This request_id was already used for another request.",
+            "ro": "Acest request_id a fost deja folosit pentru o altă cerere.",
+            "it": "Questo request_id è già stato usato per un'altra richiesta.",
+        },
+    )
+
+
+def invalid_seat(seat: int) -> InvalidArgument:
+    return InvalidArgument(
+        "INVALID_SEAT",
+        {
+            "en": f"There is no seat {seat} at this table.",
+            "ro": f"Nu există locul {seat} la această masă.",
+            "it": f"Non c'è il posto {seat} a questo tavolo.",
+        },
+    )
+
+
+def computer_seat(seat: int) -> FailedPrecondition:
+    return FailedPrecondition(
+        "COMPUTER_SEAT",
+        {
+            "en": f"Seat {seat} has no person: a computer always plays it.",
+            "ro": f"Locul {seat} nu are un jucător: îl joacă mereu calculatorul.",
+            "it": f"Il posto {seat} non ha un giocatore: lo gioca sempre il computer.",
+        },
+    )
+
+
+def not_seated() -> PermissionDenied:
+    return PermissionDenied(
+        "NOT_SEATED",
+        {
+            "en": "You have no seat at this table.",
+            "ro": "Nu ai un loc la această masă.",
+            "it": "Non hai un posto a questo tavolo.",
+        },
+    )
+
+
+def not_your_seat() -> PermissionDenied:
+    return PermissionDenied(
+        "NOT_YOUR_SEAT",
+        {
+            "en": "You may only see and act for your own seat.",
+            "ro": "Poți vedea și juca doar pentru locul tău.",
+            "it": "Puoi vedere e giocare solo per il tuo posto.",
+        },
+    )
+
+
+def seat_not_computer(seat: int) -> PermissionDenied:
+    return PermissionDenied(
+        "SEAT_NOT_COMPUTER",
+        {
+            "en": f"Seat {seat} is played by a person: a service may not act for it.",
+            "ro": f"Locul {seat} este jucat de o persoană: un serviciu nu poate juca pentru el.",
+            "it": f"Il posto {seat} è giocato da una persona: un servizio non può giocarlo.",
+        },
+    )
+
+
+def seat_required() -> InvalidArgument:
+    return InvalidArgument(
+        "SEAT_REQUIRED",
+        {
+            "en": "Services and admins must name the seat they act for.",
+            "ro": "Serviciile și administratorii trebuie să indice locul pentru care joacă.",
+            "it": "Servizi e amministratori devono indicare il posto per cui giocano.",
+        },
+    )
