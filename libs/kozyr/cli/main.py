@@ -77,6 +77,12 @@ def replay(
     except audit.AuditError as err:
         hint = "run `kozyr verify` to see what is wrong"
         raise CliError(f"{err} ({hint})", ExitCode.FAILED) from None
+    if not table.chain.ok:
+        typer.echo(
+            f"kozyr: warning: the hash chain breaks at event #{table.chain.first_bad_position}"
+            " (run `kozyr verify`)",
+            err=True,
+        )
     if as_json:
         _print_json(result.to_dict())
     else:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
+import asyncpg
 from sqlalchemy.exc import SQLAlchemyError
 
 from kozyr.cli.problems import CliError
@@ -16,7 +17,7 @@ def apply_migrations() -> str:
     url = database_url()
     try:
         asyncio.run(migrate(url))
-    except (OSError, SQLAlchemyError, EventStoreError) as err:
+    except (OSError, SQLAlchemyError, EventStoreError, asyncpg.PostgresError) as err:
         reason = str(getattr(err, "orig", None) or err).splitlines()[0]
         raise CliError(f"cannot migrate the database at {safe_url(url)}: {reason}") from None
     return f"The event store schema of {safe_url(url)} is up to date."

@@ -12,10 +12,12 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
+import asyncpg
 from sqlalchemy.engine import make_url
 
 from kozyr.cli.problems import CliError
 from kozyr.eventstore import (
+    EventStoreError,
     PostgresEventStore,
     RecordedEvent,
     SchemaNotMigrated,
@@ -74,6 +76,9 @@ async def opened_store(url: str) -> AsyncIterator[PostgresEventStore]:
         raise CliError(
             f"the database at {safe_url(url)} has no event store tables: run `kozyr migrate`"
         ) from None
+    except (EventStoreError, asyncpg.PostgresError) as err:
+        # e.g. a database that does not exist, or a refused login
+        raise CliError(f"the database at {safe_url(url)} refused: {err}") from None
     finally:
         await store.close()
 

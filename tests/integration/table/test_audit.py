@@ -6,6 +6,7 @@ command line (a subprocess), then tampered with in plain SQL as a rogue superuse
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import os
 import random
@@ -166,12 +167,13 @@ async def test_tampering_with_a_358_table_names_the_event(db: Database) -> None:
     assert ended.type == "GameEnded"
 
     async def restore(position: int) -> None:
+        """Put the honest data and hashes back, and check the table verifies again."""
         fresh, _ = await db.stream(table.table_id)
-        for e, data, digest in zip(fresh, *honest, strict=True):
-            e.data.clear()
-            e.data.update(data)
-            object.__setattr__(e, "hash", digest)
-        await db.write(fresh, position)
+        originals = [
+            dataclasses.replace(e, data=data, hash=digest)
+            for e, data, digest in zip(fresh, *honest, strict=True)
+        ]
+        await db.write(originals, position)
         assert (await db.report(table.table_id)).ok
 
     # (a) a row altered in SQL: the hash chain breaks at that very event.
@@ -180,6 +182,10 @@ async def test_tampering_with_a_358_table_names_the_event(db: Database) -> None:
     )
     run = await kozyr(db.url, "verify", table.table_id)
     assert_clean_failure(run, 1, f"FAILED at event #{scored.position} (DealScored)", "HASH_CHAIN")
+    run = await kozyr(db.url, "replay", table.table_id, "--json")
+    assert run.returncode == 0, run.stderr
+    assert f"the hash chain breaks at event #{scored.position}" in run.stderr
+    assert json.loads(run.stdout)["version"] == len(events)
     await restore(scored.position)
 
     # (b) a seed altered and the chain re-hashed: the commitment no longer holds.
@@ -276,5 +282,10 @@ async def test_the_command_line_explains_what_it_cannot_do(database_url: str) ->
     run = await kozyr(database_url, "replay", created.table.table_id, "--seat", "3")
     assert_clean_failure(run, 2, "no seat 3")
 
+    missing = database_url.rsplit("/", 1)[0] + "/no_such_database"
+    run = await kozyr(missing, "verify", table_id)
+    assert_clean_failure(run, 2, "no_such_database", "refused", "does not exist")
+    run = await kozyr(missing, "migrate")
+    assert_clean_failure(run, 2, "cannot migrate", "no_such_database")
     run = await kozyr("postgresql://nobody@127.0.0.1:1/nothing", "verify", table_id)
     assert_clean_failure(run, 2, "cannot use the database at", "nobody@127.0.0.1:1/nothing")
