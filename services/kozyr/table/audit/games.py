@@ -20,10 +20,13 @@ Data = dict[str, Any]
 class GameProfile:
     """What the auditor must know of a game beyond the `Decider` protocol.
 
-    `move_of` names the player command that must have produced an event which opens a
-    move (the first event `decide` returns for it); None for events that only follow
-    another one (a trick taken, a refill, a score). `result_claim` projects
-    `game.result(state)` onto the fields of the recorded final result event.
+    `deal_event` is the type of the game's deal event, `number_field` the field that
+    numbers deals in it and in `DealSeedRevealed`, `undealt_field` the cards left over
+    (talon/reserve), `deal_word` what texts call a deal. `move_of` names the player
+    command that must have produced an event which opens a move (the first event
+    `decide` returns for it); None for events that only follow another one (a trick
+    taken, a refill, a score). `result_claim` projects `game.result(state)` onto the
+    fields of the recorded final result event.
     """
 
     deal_event: str

@@ -82,7 +82,7 @@ def _created(d: Mapping[str, Any]) -> str:
     return f"table created: game {d['game_id']}, options {options}"
 
 
-_TEXTS: dict[str, Callable[[Mapping[str, Any]], str | None]] = {
+_TEXTS: dict[str, Callable[[Mapping[str, Any]], str]] = {
     "TableCreated": _created,
     "SeatControlChanged": lambda d: f"seat {d['seat']} is now played by: {d['control']}",
     # 3-5-8
@@ -105,7 +105,7 @@ _TEXTS: dict[str, Callable[[Mapping[str, Any]], str | None]] = {
     ),
     "TalonTaken": lambda d: f"seat {d['seat']} takes the talon: {_hidden_or(d, 'cards', 'count')}",
     "CardsDiscarded": lambda d: f"seat {d['seat']} discards {_hidden_or(d, 'cards', 'count')}",
-    "CardPlayed": lambda d: None,  # told by its trick
+    "CardPlayed": lambda d: f"seat {d['seat']} plays {d['card']}",  # (texts: in its trick)
     "TrickTaken": _trick,
     "DealScored": _scored,
     "GameEnded": lambda d: (
@@ -130,8 +130,8 @@ _TEXTS: dict[str, Callable[[Mapping[str, Any]], str | None]] = {
 }
 
 
-def step_text(type_name: str, data: Mapping[str, Any]) -> str | None:
-    """One line for a step (None: told elsewhere, e.g. a card played is told by its trick)."""
+def step_text(type_name: str, data: Mapping[str, Any]) -> str:
+    """One line for a step, from its data as the viewer saw it."""
     text = _TEXTS.get(type_name)
     if text is None:
         fields = ", ".join(f"{k}={v}" for k, v in data.items())
@@ -179,8 +179,9 @@ def _when(step: Step, seats: Sequence[str]) -> str:
 
 
 def _step_lines(steps: Sequence[Step], indent: str, seats: Sequence[str]) -> list[str]:
-    """One line per step; for the moderator, the time (and who, when it was not the
-    seat's own player) of every command, and of every card in a trick."""
+    """One line per step (a trick's cards on the trick's line). For the moderator, each
+    command's line ends with its time and, when the seat's own player did not make it,
+    who did; inside a trick, each card played for a seat by someone else is marked."""
     lines = []
     previous: str | None = None
     plays: list[Step] = []
@@ -191,12 +192,11 @@ def _step_lines(steps: Sequence[Step], indent: str, seats: Sequence[str]) -> lis
             plays.append(step)
             continue
         if step.type == "TrickTaken":
-            text: str | None = _trick(step.data, [_by(p, seats) for p in plays])
+            text = _trick(step.data, [_by(p, seats) for p in plays])
             plays = []
         else:
             text = step_text(step.type, step.data)
-        if text is not None:
-            lines.append(f"{indent}#{step.position} {text}{_when(step, seats) if opens else ''}")
+        lines.append(f"{indent}#{step.position} {text}{_when(step, seats) if opens else ''}")
     return lines
 
 
