@@ -329,12 +329,40 @@ async def main(args: argparse.Namespace) -> None:
 
 
 async def run_all(url: str, nats_url: str, args: argparse.Namespace) -> None:
-    dsn = asyncpg_dsn(url)
+    parts = set(args.only or ["appends", "replay", "relay"])
     datastore = eventsourcing_datastore(url, pool_size=8)
     application = PostgresApplicationRecorder(datastore, events_table_name="es_application")
     aggregate = PostgresAggregateRecorder(datastore, events_table_name="es_aggregate")
     application.create_table()
     aggregate.create_table()
+    print(f"load average before: {os.getloadavg()[0]:.2f}", file=sys.stderr)
+    async with PostgresEventStore(url, max_pool_size=16) as store:
+        if "appends" in parts:
+            report_appends(await append_figures(store, application, aggregate, url, args))
+        if "replay" in parts:
+            report_replay(await replay_figures(store, aggregate, asyncpg_dsn(url), args.rounds * 3))
+    if "relay" in parts:
+        report_latencies(
+            {
+                "NOTIFY wakes the relay (poll 1 s)": await relay_latency(
+                    url, nats_url, notify=True, idle_interval=1.0, samples=args.samples
+                ),
+                "polling only, every 50 ms": await relay_latency(
+                    url, nats_url, notify=False, idle_interval=0.05, samples=args.samples
+                ),
+            }
+        )
+    print(f"\nload average after: {os.getloadavg()[0]:.2f} (2 cores, shared)")
+
+
+async def append_figures(
+    store: PostgresEventStore,
+    application: PostgresAggregateRecorder,
+    aggregate: PostgresAggregateRecorder,
+    url: str,
+    args: argparse.Namespace,
+) -> dict[tuple[str, int, int], Figure]:
+    """Every append workload, interleaved round by round; the best round of each kept."""
     best: dict[tuple[str, int, int], Figure] = {}
 
     def keep(figure: Figure) -> None:
@@ -342,52 +370,28 @@ async def run_all(url: str, nats_url: str, args: argparse.Namespace) -> None:
         if key not in best or figure.seconds < best[key].seconds:
             best[key] = figure
 
-    async with PostgresEventStore(url, max_pool_size=16) as store:
-        for round_ in range(args.rounds):
-            print(f"round {round_ + 1}/{args.rounds} …", file=sys.stderr)
-            for writers in (1, 8):
-                count = args.commands if writers == 1 else max(args.commands // 4, 10)
-                for per_command in (1, 3):
-                    keep(await ours(store, writers, per_command, count))
+    recorders = [
+        (application, "eventsourcing ApplicationRecorder"),
+        (aggregate, "eventsourcing AggregateRecorder"),
+    ]
+    for round_ in range(args.rounds):
+        print(f"round {round_ + 1}/{args.rounds} …", file=sys.stderr)
+        for writers in (1, 8):
+            count = args.commands if writers == 1 else max(args.commands // 4, 10)
+            for per_command in (1, 3):
+                keep(await ours(store, writers, per_command, count))
+                for recorder, name in recorders:
                     keep(
                         await asyncio.to_thread(
-                            eventsourcing,
-                            application,
-                            "eventsourcing ApplicationRecorder",
-                            writers,
-                            per_command,
-                            count,
+                            eventsourcing, recorder, name, writers, per_command, count
                         )
                     )
-                    keep(
-                        await asyncio.to_thread(
-                            eventsourcing,
-                            aggregate,
-                            "eventsourcing AggregateRecorder",
-                            writers,
-                            per_command,
-                            count,
-                        )
-                    )
-                keep(await floor(dsn, writers, count))
-            keep(await ours_one_stream(store, 8, max(args.commands // 8, 10)))
-        replay = await replay_figures(store, aggregate, dsn, repeats=args.rounds * 3)
-    latencies = {
-        "NOTIFY wakes the relay (poll 1 s)": await relay_latency(
-            url, nats_url, notify=True, idle_interval=1.0, samples=args.samples
-        ),
-        "polling only, every 50 ms": await relay_latency(
-            url, nats_url, notify=False, idle_interval=0.05, samples=args.samples
-        ),
-    }
-    report(best, replay, latencies)
+            keep(await floor(asyncpg_dsn(url), writers, count))
+        keep(await ours_one_stream(store, 8, max(args.commands // 8, 10)))
+    return best
 
 
-def report(
-    best: dict[tuple[str, int, int], Figure],
-    replay: list[tuple[str, float]],
-    latencies: dict[str, list[float]],
-) -> None:
+def report_appends(best: dict[tuple[str, int, int], Figure]) -> None:
     print("\nAppends (best of rounds; commands/s and events/s)")
     print(f"{'implementation':40} {'writers':>7} {'ev/cmd':>6} {'cmds/s':>9} {'events/s':>9}")
     for figure in sorted(best.values(), key=lambda f: (f.writers, f.per_command, f.name)):
@@ -407,9 +411,15 @@ def report(
             if floor_figure and per_command == 1:
                 ratio = mine.commands_per_second / floor_figure.commands_per_second
                 print(f"  {writers} writer(s), 1 event(s): vs the floor {'':25} {ratio:5.2f}×")
+
+
+def report_replay(replay: list[tuple[str, float]]) -> None:
     print("\nReplay of a 1,000-event stream (events/s, best)")
     for name, rate in replay:
         print(f"  {name:40} {rate:>10.0f}")
+
+
+def report_latencies(latencies: dict[str, list[float]]) -> None:
     print("\nRelay latency, append → message on NATS (ms)")
     for name, values in latencies.items():
         ordered = sorted(values)
@@ -426,6 +436,9 @@ def parse_arguments() -> argparse.Namespace:
     parser.add_argument("--commands", type=int, default=400, help="commands per single writer")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--samples", type=int, default=40, help="relay latency samples")
+    parser.add_argument(
+        "--only", action="append", choices=["appends", "replay", "relay"], help="repeatable"
+    )
     return parser.parse_args()
 
 
