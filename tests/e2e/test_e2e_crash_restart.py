@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, TypeVar
 
 import pytest
 
@@ -34,6 +35,7 @@ from tests.e2e.tables import PlayedGame, admin_client, collect, open_table, scri
 pytestmark = pytest.mark.e2e
 
 GAME_TIMEOUT = 150.0
+T = TypeVar("T")
 KILL_AT_DEAL = 3
 """The service dies as soon as deal 3 has been dealt: deals 1 and 2 are played."""
 
@@ -50,11 +52,26 @@ class CrashedGame:
     deal_after_restart: int
 
 
+STEP_TIMEOUT = 60.0
+
+
 async def wait_for_deal(target: str, table_id: str, deal: int) -> None:
     async with admin_client(target) as admin:
         async for view in admin.watch(table_id):
             if view.three_five_eight.deal_number >= deal:
                 return
+
+
+async def unless_the_game_fails(game: asyncio.Future[Any], step: Awaitable[T]) -> T:
+    """Await `step`, but surface at once a game that failed (or ended) in the meantime."""
+    task = asyncio.ensure_future(step)
+    async with asyncio.timeout(STEP_TIMEOUT):
+        await asyncio.wait({task, game}, return_when=asyncio.FIRST_COMPLETED)
+    if not task.done():
+        task.cancel()
+        game.result()  # raises the clients' failure
+        raise AssertionError("the game ended before the crash step was done")
+    return task.result()
 
 
 async def play_through_a_crash(deployment: Deployment) -> CrashedGame:
@@ -67,11 +84,11 @@ async def play_through_a_crash(deployment: Deployment) -> CrashedGame:
     started = time.perf_counter()
     game = asyncio.ensure_future(play_table(clients, GAME_TIMEOUT))
     try:
-        await wait_for_deal(deployment.target, table_id, KILL_AT_DEAL)
+        await unless_the_game_fails(game, wait_for_deal(deployment.target, table_id, KILL_AT_DEAL))
         gate.open.clear()  # clients that lose the service wait here until it is back
         deployment.service.kill()
         stored_at_kill = await stored_events(deployment.database_url, table_id)
-        await gate.until_parked(len(clients))
+        await unless_the_game_fails(game, gate.until_parked(len(clients)))
         # Every client has now read all the dead process had sent it.
         seen = max(v.version for c in clients for v in c.log.views)
         await deployment.service.start()
