@@ -159,20 +159,27 @@ def _single_response(behavior: Callable[..., Any], method: str, around: Around) 
 
 
 def _many_responses(behavior: Callable[..., Any], method: str, around: Around) -> Any:
-    """Keep the handler's style: grpc treats async generators and coroutines differently."""
-    if inspect.isasyncgenfunction(behavior):
+    """Every streaming handler becomes one coroutine that writes with `context.write`.
 
-        async def stream(request: Any, context: Any) -> AsyncIterator[Any]:
-            async with around(method, context):
-                async for response in behavior(request, context):
-                    yield response
-
-        return stream
+    An async-generator handler is drained here, in the call's own task, rather than
+    handed to grpc as a generator: when a client cancels a stream, grpc abandons a
+    generator and asyncio finalises it later in another task, after the call is freed
+    — `around`'s exit would then touch a freed call (a segfault in grpc core) and
+    reset context variables from a foreign Context. Drained here, cancellation
+    arrives as CancelledError in this task, and the generator is closed before the
+    call ends.
+    """
 
     async def write(request: Any, context: Any) -> None:
         async with around(method, context):
             result = behavior(request, context)
-            if inspect.isawaitable(result):
+            if inspect.isasyncgen(result):
+                try:
+                    async for response in result:
+                        await context.write(response)
+                finally:
+                    await result.aclose()
+            elif inspect.isawaitable(result):
                 await result  # writes with context.write itself
             elif result is not None:
                 for response in result:  # a plain generator
