@@ -28,7 +28,7 @@ from kozyr.eventstore import (
 )
 from kozyr.games.base import Lang, RuleError, Turn, to_json
 from kozyr.runtime.errors import FailedPrecondition, InvalidArgument
-from kozyr.table import model
+from kozyr.table import metrics, model
 from kozyr.table.model import COMPUTER, SeatControl, SeatControlChanged, Table, TableCreated
 from kozyr.table.notifier import TableNotifier
 from kozyr.table.repository import TableNotFound, TableRepository, stream_of
@@ -289,7 +289,7 @@ class TableApp:
         }
         encoded = [NewEvent(*model.encode(event)) for event in events]
         try:
-            return await self.store.append(
+            result = await self.store.append(
                 stream_of(after.table_id),
                 0 if before is None else before.version,
                 encoded,
@@ -299,6 +299,9 @@ class TableApp:
             )
         except IdempotencyConflict:
             raise request_id_reused() from None
+        if not result.duplicate:
+            metrics.appended(after.game_id, _kind(before, events), len(result.events))
+        return result
 
     def _deadline(self, before: Table | None, after: Table, turn: Turn) -> str | None:
         """A new turn gets `turn_seconds` from now; the same turn keeps its deadline.
@@ -322,6 +325,15 @@ class TableApp:
         """
         self.notifier.notify(table_id)
         return Outcome(await self.load(table_id), duplicate=result.duplicate)
+
+
+def _kind(before: Table | None, events: Sequence[Any]) -> str:
+    """The metrics label of an append: what kind of command made it."""
+    if before is None:
+        return "create"
+    if all(isinstance(e, SeatControlChanged) for e in events):
+        return "seat"
+    return "move"
 
 
 class _TurnClosed(Exception):

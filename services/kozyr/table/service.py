@@ -14,6 +14,7 @@ from kozyr.bus.relay import OutboxRelay
 from kozyr.eventstore import PostgresEventStore
 from kozyr.runtime import AuthPolicy, GrpcServer, ServiceSpec, Settings, service_full_name
 from kozyr.runtime.auth import Role
+from kozyr.table import metrics
 from kozyr.table.app import TableApp
 from kozyr.table.edge import StoreErrorInterceptor
 from kozyr.table.listener import TableChangeListener
@@ -56,6 +57,7 @@ class TableService:
         )
         self.servicer.shutting_down = self.server.shutting_down
         self._relay_task: asyncio.Task[None] | None = None
+        self._lag_task: asyncio.Task[None] | None = None
 
     def _register(self, grpc_server: Any) -> None:
         table_service_pb2_grpc.add_TableServiceServicer_to_server(self.servicer, grpc_server)
@@ -64,6 +66,10 @@ class TableService:
         """Connect everything and serve; returns the bound gRPC port."""
         await self.store.open()
         self._relay_task = asyncio.create_task(self.relay.run(), name="outbox-relay")
+        assert self.settings.database_url is not None
+        self._lag_task = asyncio.create_task(
+            metrics.sample_relay_lag(self.settings.database_url), name="relay-lag"
+        )
         await self.listener.start(self.settings.nats_servers)
         self.server.add_shutdown_hook(self.listener.close)
         self.server.add_shutdown_hook(self._stop_relay)
@@ -71,6 +77,8 @@ class TableService:
         return await self.server.start()
 
     async def _stop_relay(self) -> None:
+        if self._lag_task is not None:
+            await metrics.stop(self._lag_task)
         self.relay.stop()
         if self._relay_task is not None:
             await self._relay_task

@@ -33,6 +33,8 @@ async def table_service(
         grpc_port=0,
         shutdown_grace_seconds=1,
         log_level="WARNING",
+        metrics_host="127.0.0.1",
+        metrics_port=0,
     )
     service = TableService(settings)
     port = await service.start()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import urllib.request
 
 import grpc
 import pytest
@@ -324,3 +325,24 @@ async def test_an_unreachable_database_is_unavailable_not_internal(
         assert error_details(error).reason == "STORE_UNAVAILABLE"
     finally:
         await broken.server.stop(0)
+
+
+async def test_metrics_count_commands_and_relay_lag(table_service: RunningTableService) -> None:
+    port = table_service.service.server.metrics_port
+    assert port is not None
+
+    def scrape() -> str:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as page:
+            return str(page.read().decode())
+
+    def created_count(text: str) -> float:
+        prefix = 'kozyr_table_commands_total{game="three_five_eight",kind="create"} '
+        lines = [line for line in text.splitlines() if line.startswith(prefix)]
+        return float(lines[0].removeprefix(prefix)) if lines else 0.0
+
+    before = created_count(await asyncio.to_thread(scrape))
+    await _new_358(table_service.target)
+    text = await asyncio.to_thread(scrape)
+    assert created_count(text) == before + 1
+    assert "kozyr_outbox_backlog_events" in text
+    assert 'kozyr_grpc_server_handled_total{grpc_code="OK"' in text
