@@ -4,6 +4,9 @@
 the tests talk to it over gRPC like any client. The process can be killed with SIGKILL
 and started again on the same port and database: what survives is only what the event
 log and NATS hold, which is the point of the crash test.
+
+Each service logs to `<tmp>/table.log` at WARNING (with Python's faulthandler on, so a
+crash leaves its traceback there); `E2E_DEBUG_LOG_LEVEL=INFO` turns on its call log.
 """
 
 from __future__ import annotations
@@ -168,7 +171,7 @@ def service_env(database_url: str, nats_url: str, subject_root: str, port: int) 
         KOZYR_JWT_KEY=JWT_KEY,
         KOZYR_GRPC_HOST="127.0.0.1",
         KOZYR_GRPC_PORT=str(port),
-        KOZYR_LOG_LEVEL="WARNING",
+        KOZYR_LOG_LEVEL=os.environ.get("E2E_DEBUG_LOG_LEVEL", "WARNING"),
         KOZYR_SHUTDOWN_GRACE_SECONDS="2",
         PYTHONUNBUFFERED="1",
         PYTHONFAULTHANDLER="1",

@@ -159,11 +159,13 @@ class ScriptedClient:
                     await self._follow(client)
                     if self._finished:
                         self.log.history = await client.history(self.table_id)
+                        return self.log
             except grpc.aio.AioRpcError as error:
                 if error.code() != grpc.StatusCode.UNAVAILABLE:
                     raise
-                self.log.disconnects += 1
-                await asyncio.sleep(RECONNECT_DELAY)
+            # The service went away (or ended the stream while stopping): try again.
+            self.log.disconnects += 1
+            await asyncio.sleep(RECONNECT_DELAY)
         return self.log
 
     async def _follow(self, client: TableClient) -> None:

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Awaitable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
+import grpc
 import pytest
 
 from kozyr.api.common.v1 import games_pb2
@@ -62,6 +63,20 @@ async def wait_for_deal(target: str, table_id: str, deal: int) -> None:
                 return
 
 
+async def until_available(call: Callable[[], Awaitable[T]]) -> T:
+    """`call()`, retried while UNAVAILABLE: channels in this process share gRPC's
+    subchannels, and the one to the dead process waits out its reconnect backoff
+    (seconds) before it tries the restarted one, failing fast meanwhile."""
+    async with asyncio.timeout(STEP_TIMEOUT):
+        while True:
+            try:
+                return await call()
+            except grpc.aio.AioRpcError as error:
+                if error.code() != grpc.StatusCode.UNAVAILABLE:
+                    raise
+            await asyncio.sleep(0.1)
+
+
 async def unless_the_game_fails(game: asyncio.Future[Any], step: Awaitable[T]) -> T:
     """Await `step`, but surface at once a game that failed (or ended) in the meantime."""
     task = asyncio.ensure_future(step)
@@ -93,7 +108,7 @@ async def play_through_a_crash(deployment: Deployment) -> CrashedGame:
         seen = max(v.version for c in clients for v in c.log.views)
         await deployment.service.start()
         async with admin_client(deployment.target) as admin:
-            restarted = await admin.get_table(table_id)
+            restarted = await until_available(lambda: admin.get_table(table_id))
         gate.open.set()
         await game
     finally:
