@@ -1,12 +1,13 @@
 """A client that drops its watch stream must not take the table service down.
 
-Found by the e2e games (the restarted service of the crash test died at the end of a
-game, with "Fatal Python error: Segmentation fault" in its log): when a client cancels
-WatchTable while the server's stream generator waits at its `yield`, gRPC abandons the
-generator and asyncio closes it later, in another task, after the call is freed. The
-logging interceptor then calls `context.peer()` on the freed call (a use after free in
-grpc core: the process segfaults), and resets its ContextVar tokens from a different
-Context (ValueError, "Task exception was never retrieved"). Any player can do this.
+Regression test. Found by the e2e games (the restarted service of the crash test died
+at the end of a game, "Fatal Python error: Segmentation fault" in its log): when a
+client cancelled WatchTable while the server's stream generator waited at its `yield`,
+gRPC abandoned the generator and asyncio closed it later, in another task, after the
+call was freed; the logging interceptor then called `context.peer()` on the freed call
+(a use after free in grpc core) and reset its ContextVar tokens from a foreign Context.
+Any player could do it. Fixed in c3c759b (streaming handlers are drained in the call's
+own task); on the code before that this test fails within a second or two.
 """
 
 from __future__ import annotations
