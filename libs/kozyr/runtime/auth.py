@@ -267,9 +267,15 @@ class TokenVerifier:
         return _principal(claims)
 
 
+def _printable(subject: str) -> bool:
+    """A subject is stored with every event its caller causes: no control characters
+    (PostgreSQL's JSON cannot even hold NUL), nothing empty."""
+    return bool(subject) and subject.isprintable()
+
+
 def _principal(claims: Mapping[str, Any]) -> Principal:
     subject, role = claims.get("sub"), claims.get("role")
-    if not isinstance(subject, str) or not subject or role not in set(Role):
+    if not isinstance(subject, str) or not _printable(subject) or role not in set(Role):
         raise AuthError(AuthFailure.INVALID)
     return Principal(
         subject=subject,

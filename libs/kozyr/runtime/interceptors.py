@@ -34,7 +34,13 @@ from kozyr.runtime.auth import (
     principal_scope,
     role_not_allowed,
 )
-from kozyr.runtime.errors import KozyrError, internal_error, parse_language, to_status
+from kozyr.runtime.errors import (
+    InvalidArgument,
+    KozyrError,
+    internal_error,
+    parse_language,
+    to_status,
+)
 from kozyr.runtime.logging import bind_log_context, get_logger, log_context
 from kozyr.runtime.metrics import observe_call
 
@@ -114,6 +120,9 @@ def service_of(method: str) -> str:
 class CallInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
     """Base: runs every call of every handler inside `self.around(method, context)`."""
 
+    refuses_undecodable = False
+    """True for the one interceptor inside whose `around` an unparsable request is refused."""
+
     def around(self, method: str, context: Any) -> AbstractAsyncContextManager[None]:
         raise NotImplementedError
 
@@ -123,42 +132,91 @@ class CallInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         handler = await continuation(details)
         if handler is None:  # unknown method: grpc answers UNIMPLEMENTED itself
             return None
-        return wrap_handler(handler, details.method, self.around)
+        return wrap_handler(handler, details.method, self.around, self.refuses_undecodable)
 
 
-def wrap_handler(handler: Any, method: str, around: Around) -> Any:
-    """A copy of an RpcMethodHandler whose behaviour runs inside `around`."""
+@dataclass(frozen=True, slots=True)
+class Undecodable:
+    """What a request that does not parse becomes, instead of an exception inside grpc.
+
+    grpc.aio turns a deserializer's exception into UNKNOWN ("Unexpected <class
+    DecodeError>"), outside every interceptor; as a value it reaches the handler
+    wrapper, which refuses it with INVALID_ARGUMENT like any other bad input.
+    """
+
+    error: str
+
+
+def _tolerant(deserializer: Callable[[bytes], Any] | None) -> Callable[[bytes], Any] | None:
+    if deserializer is None or getattr(deserializer, "tolerant", False):
+        return deserializer
+
+    def deserialize(raw: bytes) -> Any:
+        try:
+            return deserializer(raw)
+        except Exception as error:  # DecodeError, or whatever a custom deserializer raises
+            return Undecodable(type(error).__name__)
+
+    deserialize.tolerant = True  # type: ignore[attr-defined]
+    return deserialize
+
+
+def undecodable_request() -> InvalidArgument:
+    return InvalidArgument(
+        "MALFORMED_REQUEST",
+        {
+            "en": "The request could not be decoded.",
+            "ro": "Cererea nu a putut fi decodificată.",
+            "it": "Non è stato possibile decodificare la richiesta.",
+        },
+    )
+
+
+def _check_decoded(request: Any, refuse: bool) -> None:
+    if refuse and isinstance(request, Undecodable):
+        raise undecodable_request()
+
+
+def wrap_handler(handler: Any, method: str, around: Around, refuse: bool = False) -> Any:
+    """A copy of an RpcMethodHandler whose behaviour runs inside `around`.
+
+    With `refuse`, a request that did not parse is refused inside `around`.
+    (Client-streaming requests are not checked: no kozyr service has one.)
+    """
     kwargs = {
-        "request_deserializer": handler.request_deserializer,
+        "request_deserializer": _tolerant(handler.request_deserializer),
         "response_serializer": handler.response_serializer,
     }
     if handler.unary_unary:
         return grpc.unary_unary_rpc_method_handler(
-            _single_response(handler.unary_unary, method, around), **kwargs
+            _single_response(handler.unary_unary, method, around, refuse), **kwargs
         )
     if handler.stream_unary:
         return grpc.stream_unary_rpc_method_handler(
-            _single_response(handler.stream_unary, method, around), **kwargs
+            _single_response(handler.stream_unary, method, around, refuse), **kwargs
         )
     if handler.unary_stream:
         return grpc.unary_stream_rpc_method_handler(
-            _many_responses(handler.unary_stream, method, around), **kwargs
+            _many_responses(handler.unary_stream, method, around, refuse), **kwargs
         )
     return grpc.stream_stream_rpc_method_handler(
-        _many_responses(handler.stream_stream, method, around), **kwargs
+        _many_responses(handler.stream_stream, method, around, refuse), **kwargs
     )
 
 
-def _single_response(behavior: Callable[..., Any], method: str, around: Around) -> Any:
+def _single_response(
+    behavior: Callable[..., Any], method: str, around: Around, refuse: bool
+) -> Any:
     async def call(request: Any, context: Any) -> Any:
         async with around(method, context):
+            _check_decoded(request, refuse)
             result = behavior(request, context)
             return await result if inspect.isawaitable(result) else result
 
     return call
 
 
-def _many_responses(behavior: Callable[..., Any], method: str, around: Around) -> Any:
+def _many_responses(behavior: Callable[..., Any], method: str, around: Around, refuse: bool) -> Any:
     """Every streaming handler becomes one coroutine that writes with `context.write`.
 
     An async-generator handler is drained here, in the call's own task, rather than
@@ -172,6 +230,7 @@ def _many_responses(behavior: Callable[..., Any], method: str, around: Around) -
 
     async def write(request: Any, context: Any) -> None:
         async with around(method, context):
+            _check_decoded(request, refuse)
             result = behavior(request, context)
             if inspect.isasyncgen(result):
                 try:
@@ -238,8 +297,11 @@ class ErrorInterceptor(CallInterceptor):
     """Typed errors become their status with details; anything else becomes a bare INTERNAL.
 
     The unexpected exception is logged with its traceback here and never reaches the
-    caller: its text may hold internals (SQL, paths, other players' cards).
+    caller: its text may hold internals (SQL, paths, other players' cards). A request
+    that did not parse is refused here (INVALID_ARGUMENT, MALFORMED_REQUEST).
     """
+
+    refuses_undecodable = True
 
     @asynccontextmanager
     async def around(self, method: str, context: Any) -> AsyncIterator[None]:

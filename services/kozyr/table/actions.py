@@ -44,7 +44,8 @@ def card_of(message: cards_pb2.Card) -> Card:
     try:
         return parse_card(message.code)
     except CardParseError:
-        raise malformed("INVALID_CARD", f"{message.code!r} is not a card") from None
+        shown = message.code if len(message.code) <= 8 else f"{message.code[:8]}…"
+        raise malformed("INVALID_CARD", f"{shown!r} is not a card") from None
 
 
 def cards_of(messages: Sequence[cards_pb2.Card]) -> tuple[Card, ...]:

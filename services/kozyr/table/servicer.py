@@ -158,6 +158,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
         last = validation.version(request.from_version, "from_version")
         principal = current_principal()
         requested = _optional(request, "seat")
+        await self.app.load(table_id)  # NOT_FOUND before anything is kept for the watcher
         sent = b""
         while not self.shutting_down.is_set():
             changed = self.app.notifier.changed(table_id)
