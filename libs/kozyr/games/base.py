@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import functools
 import types
 import typing
 from collections.abc import Mapping, Sequence
@@ -210,8 +211,14 @@ def from_json(tp: Any, value: Any) -> Any:
     return value
 
 
+@functools.cache
+def _field_types(cls: Any) -> dict[str, Any]:
+    """Resolved field annotations of a dataclass (resolving them is slow: done once)."""
+    return typing.get_type_hints(cls)
+
+
 def decode_fields(cls: Any, data: Mapping[str, Any]) -> Any:
-    hints = typing.get_type_hints(cls)
+    hints = _field_types(cls)
     kwargs = {f.name: from_json(hints[f.name], data[f.name]) for f in dataclasses.fields(cls)}
     return cls(**kwargs)
 

@@ -234,6 +234,10 @@ def verify_token(
     return TokenVerifier(key, algorithm, issuer=issuer, leeway=leeway).verify(token)
 
 
+VERIFIED_CACHE_SIZE = 10_000
+"""Verified tokens kept (the cache is emptied when full: bounded memory, simple)."""
+
+
 class TokenVerifier:
     """Verifies tokens with one pre-loaded key (the key is parsed once, at start-up)."""
 
@@ -247,10 +251,27 @@ class TokenVerifier:
     ) -> None:
         self._key = load_verification_key(algorithm, key)
         self.algorithm = algorithm
+        self._verified: dict[str, Principal] = {}
         self._issuer = issuer
         self._leeway = leeway
 
     def verify(self, token: str) -> Principal:
+        """The token's Principal. A token verified before is answered from a small
+        cache until it expires (clients send the same token with every call)."""
+        known = self._verified.get(token)
+        if (
+            known is not None
+            and known.expires_at is not None
+            and known.expires_at > datetime.now(UTC)
+        ):
+            return known
+        principal = self._verify(token)
+        if len(self._verified) >= VERIFIED_CACHE_SIZE:
+            self._verified.clear()
+        self._verified[token] = principal
+        return principal
+
+    def _verify(self, token: str) -> Principal:
         try:
             claims = jwt.decode(
                 token,

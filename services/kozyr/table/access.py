@@ -29,8 +29,12 @@ def viewer_seat(principal: Principal, table: Table, requested: int | None) -> in
     return None if requested is None else _check_range(table, requested)
 
 
-def acting_seat(principal: Principal, table: Table, requested: int | None) -> int:
-    """The seat a SubmitAction plays for, or PERMISSION_DENIED."""
+def claimed_seat(principal: Principal, table: Table, requested: int | None) -> int:
+    """The seat a SubmitAction names: the player's own, or the one a service/admin gave.
+
+    Depends only on who sits where, which never changes: any version of the table
+    answers it. Whether the caller may act for it *now* is `acting_seat`.
+    """
     if principal.role is Role.PLAYER:
         own = table.seat_of(principal.subject)
         if own is None:
@@ -40,7 +44,12 @@ def acting_seat(principal: Principal, table: Table, requested: int | None) -> in
         return own
     if requested is None:
         raise texts.seat_required()
-    seat = _check_range(table, requested)
+    return _check_range(table, requested)
+
+
+def acting_seat(principal: Principal, table: Table, requested: int | None) -> int:
+    """The seat a SubmitAction plays for at this version of the table, or PERMISSION_DENIED."""
+    seat = claimed_seat(principal, table, requested)
     if principal.role is Role.SERVICE and table.control[seat] is not SeatControl.COMPUTER:
         raise texts.seat_not_computer(seat)
     return seat

@@ -14,7 +14,7 @@ import json
 import secrets
 import uuid
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -133,10 +133,10 @@ class TableApp:
         table = model.start(created)
         events, table = self._draw_chance(table, [created])
         try:
-            result = await self._append(None, table, events, request_id, actor, "create")
+            result, deadline = await self._append(None, table, events, request_id, actor, "create")
         except ConcurrencyConflict:
             return Outcome(await self.load(table_id), duplicate=True)
-        return await self._outcome(table_id, result)
+        return await self._outcome(table_id, table, result, deadline)
 
     # ------------------------------------------------------------------ moves
 
@@ -158,35 +158,87 @@ class TableApp:
         adds table-level events appended just before the move, in the same transaction
         (a player retaking his seat); `command_key` identifies the request for
         idempotency when the command itself depends on the state (ExpireTurn).
+
+        The common path is one round trip: decide against the cached table and append
+        at its version. The append's version check is the truth: a conflict, or any
+        refusal made against a cached table, is retried against the log before it is
+        answered; a refusal first asks the store whether this very request was already
+        applied (then the first result is the answer).
         """
         stream = stream_of(table_id)
+        fresh = False
         for _ in range(MAX_ATTEMPTS):
-            table = await self.load(table_id)
-            if check is not None:
-                check(table)
-            key = command_key or fingerprint(make_command(table))
-            if await self._answered(stream, request_id, key):
-                return Outcome(await self.load(table_id), duplicate=True)
-            if expected_version is not None and table.version != expected_version:
-                raise stale_version(expected_version, table.version)
-            events = prelude(table) if prelude is not None else []
-            ready = table
-            for event in events:
-                ready = model.apply(ready, event, ready.turn_deadline)
-            decided, after = self._decide(ready, make_command(ready))
+            table = await self._table(table_id, fresh=fresh)
             try:
-                result = await self._append(
-                    table, after, [*events, *decided], request_id, actor, key
+                key, events, after = self._attempt(
+                    table, make_command, expected_version, check, prelude, command_key
                 )
+            except InvalidArgument:
+                raise
+            except Exception:
+                if not fresh:
+                    fresh = True
+                    continue
+                if await self._answered(stream, request_id, command_key, table, make_command):
+                    return Outcome(await self.load(table_id), duplicate=True)
+                raise
+            try:
+                result, deadline = await self._append(table, after, events, request_id, actor, key)
             except ConcurrencyConflict as conflict:
-                if expected_version is not None:
+                fresh = True
+                if expected_version is not None and conflict.actual != expected_version:
+                    if await self._answered(stream, request_id, key):
+                        return Outcome(await self.load(table_id), duplicate=True)
                     raise stale_version(expected_version, conflict.actual) from None
                 continue
-            return await self._outcome(table_id, result)
+            return await self._outcome(table_id, after, result, deadline)
         raise too_busy()
 
-    async def _answered(self, stream: str, request_id: str, key: str) -> bool:
+    def _attempt(
+        self,
+        table: Table,
+        make_command: Callable[[Table], Any],
+        expected_version: int | None,
+        check: Callable[[Table], object] | None,
+        prelude: Callable[[Table], list[Any]] | None,
+        command_key: str | None,
+    ) -> tuple[str, list[Any], Table]:
+        """(request fingerprint, events to append, table after them) — or a refusal."""
+        if check is not None:
+            check(table)
+        command = make_command(table)
+        key = command_key or fingerprint(command)
+        if expected_version is not None and table.version != expected_version:
+            raise stale_version(expected_version, table.version)
+        events = prelude(table) if prelude is not None else []
+        ready = table
+        for event in events:
+            ready = model.apply(ready, event, ready.turn_deadline)
+        if ready is not table:
+            command = make_command(ready)
+        decided, after = self._decide(ready, command)
+        return key, [*events, *decided], after
+
+    async def _table(self, table_id: str, *, fresh: bool) -> Table:
+        cached = None if fresh else self.tables.cached(table_id)
+        return cached if cached is not None else await self.load(table_id)
+
+    async def _answered(
+        self,
+        stream: str,
+        request_id: str,
+        key: str | None,
+        table: Table | None = None,
+        make_command: Callable[[Table], Any] | None = None,
+    ) -> bool:
         """True when `request_id` was already applied with this same command."""
+        if key is None:
+            if table is None or make_command is None:
+                return False
+            try:
+                key = fingerprint(make_command(table))
+            except Exception:
+                return False
         try:
             prior = await self.store.result_of(stream, request_id, command_fingerprint=key)
         except IdempotencyConflict:
@@ -239,12 +291,12 @@ class TableApp:
             event = SeatControlChanged(seat, control)
             after = model.apply(table, event, table.turn_deadline)
             try:
-                result = await self._append(
+                result, deadline = await self._append(
                     table, after, [event], request_id, actor, f"{seat}:{control}"
                 )
             except ConcurrencyConflict:
                 continue
-            return await self._outcome(table_id, result)
+            return await self._outcome(table_id, after, result, deadline)
         raise too_busy()
 
     # ------------------------------------------------------------------ internals
@@ -277,15 +329,19 @@ class TableApp:
         request_id: str,
         actor: Actor,
         command_fingerprint: str,
-    ) -> AppendResult:
-        """Append one command's events with the turn that follows and its deadline."""
+    ) -> tuple[AppendResult, str | None]:
+        """Append one command's events with the turn that follows and its deadline.
+
+        Returns the store's result and the deadline recorded (ISO 8601 or None).
+        """
         turn = after.game.turn(after.state)
+        deadline = self._deadline(before, after, turn)
         metadata = {
             "actor": actor.subject,
             "role": actor.role,
             "correlation_id": actor.correlation_id or request_id,
             "turn": _turn_json(turn),
-            "deadline": self._deadline(before, after, turn),
+            "deadline": deadline,
         }
         encoded = [NewEvent(*model.encode(event)) for event in events]
         try:
@@ -301,7 +357,7 @@ class TableApp:
             raise request_id_reused() from None
         if not result.duplicate:
             metrics.appended(after.game_id, _kind(before, events), len(result.events))
-        return result
+        return result, deadline
 
     def _deadline(self, before: Table | None, after: Table, turn: Turn) -> str | None:
         """A new turn gets `turn_seconds` from now; the same turn keeps its deadline.
@@ -316,15 +372,25 @@ class TableApp:
         seconds = int(after.options.get("turn_seconds", 180))
         return (self._clock() + timedelta(seconds=seconds)).isoformat()
 
-    async def _outcome(self, table_id: str, result: AppendResult) -> Outcome:
-        """Wake the table's watchers and return the stored table.
+    async def _outcome(
+        self, table_id: str, after: Table, result: AppendResult, deadline: str | None
+    ) -> Outcome:
+        """Remember the table as stored, wake its watchers, and return it.
 
-        Reloading through the repository is cheap (it folds just this append's events
-        into the cached table) and yields exactly what a reader of the log sees,
-        deadline included.
+        `after` is what folding the appended events gives (the log's truth), with the
+        recorded deadline; a repeated request returns the table as the log has it now.
         """
+        if result.duplicate:
+            return Outcome(await self.load(table_id), duplicate=True)
+        stored = replace(after, turn_deadline=_parse_deadline(deadline))
+        assert stored.version == result.version, "the fold and the log agree on the version"
+        self.tables.remember(stored)
         self.notifier.notify(table_id)
-        return Outcome(await self.load(table_id), duplicate=result.duplicate)
+        return Outcome(stored)
+
+
+def _parse_deadline(deadline: str | None) -> datetime | None:
+    return datetime.fromisoformat(deadline) if deadline is not None else None
 
 
 def _kind(before: Table | None, events: Sequence[Any]) -> str:

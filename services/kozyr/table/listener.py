@@ -12,8 +12,10 @@ from typing import Any
 import nats
 from nats.aio.client import Client as NatsClient
 
+from kozyr.bus.codec import POSITION_HEADER
 from kozyr.runtime.logging import get_logger
 from kozyr.table.notifier import TableNotifier
+from kozyr.table.repository import TableRepository
 
 log = get_logger("kozyr.table.listener")
 
@@ -21,8 +23,11 @@ log = get_logger("kozyr.table.listener")
 class TableChangeListener:
     """Subscribes to `<root>.table.*.>` and notifies the watchers of each table."""
 
-    def __init__(self, notifier: TableNotifier, subject_root: str) -> None:
+    def __init__(
+        self, notifier: TableNotifier, subject_root: str, tables: TableRepository | None = None
+    ) -> None:
         self._notifier = notifier
+        self._tables = tables
         self._prefix = f"{subject_root}.table."
         self._nc: NatsClient | None = None
 
@@ -35,7 +40,14 @@ class TableChangeListener:
     async def _on_message(self, msg: Any) -> None:
         subject: str = msg.subject
         table_id = subject[len(self._prefix) :].split(".", 1)[0]
+        if self._already_known(table_id, msg.headers or {}):
+            return  # this replica appended it: its watchers were woken at once
         self._notifier.notify(table_id)
+
+    def _already_known(self, table_id: str, headers: dict[str, str]) -> bool:
+        position = headers.get(POSITION_HEADER, "")
+        cached = self._tables.cached(table_id) if self._tables is not None else None
+        return cached is not None and position.isdigit() and int(position) <= cached.version
 
     async def close(self) -> None:
         if self._nc is not None:

@@ -48,6 +48,15 @@ class TableRepository:
         self._cache: OrderedDict[str, Table] = OrderedDict()
         self._cache_size = cache_size
 
+    def cached(self, table_id: str) -> Table | None:
+        """The newest version of the table this process knows, without reading the log.
+
+        It may be behind the log (another replica appended): use it only where the
+        append's expected-version check catches that, or for a watcher woken by this
+        process's own append.
+        """
+        return self._cache.get(table_id)
+
     async def load(self, table_id: str) -> Table:
         """The table as of the latest event in the log; TableNotFound if none."""
         cached = self._cache.get(table_id)

@@ -47,7 +47,7 @@ class TableService:
         self.relay = OutboxRelay(
             settings.database_url, settings.nats_servers, subject_root=settings.subject_root
         )
-        self.listener = TableChangeListener(self.notifier, settings.subject_root)
+        self.listener = TableChangeListener(self.notifier, settings.subject_root, self.app.tables)
         self.servicer = TableServicer(self.app)
         self.server = GrpcServer(
             settings,

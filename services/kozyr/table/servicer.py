@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections import OrderedDict
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -119,12 +120,31 @@ def history_data(table: Table, event: RecordedEvent, seat: int | None, full: boo
     return table.game.redact(decode(table, event.type, event.data), seat)
 
 
+class ViewCache:
+    """Recent views by (table, version, seat): a change is shown to every watcher of a
+    seat, and to the mover in his reply, from one build. Views are never mutated."""
+
+    def __init__(self, size: int = 4096) -> None:
+        self._views: OrderedDict[tuple[str, int, int | None], views_pb2.TableView] = OrderedDict()
+        self._size = size
+
+    def view(self, table: Table, seat: int | None) -> views_pb2.TableView:
+        key = (table.table_id, table.version, seat)
+        found = self._views.get(key)
+        if found is None:
+            found = self._views[key] = table_view(table, seat)
+            if len(self._views) > self._size:
+                self._views.popitem(last=False)
+        return found
+
+
 class TableServicer(pb_grpc.TableServiceServicer):
     """kozyr.table.v1.TableService over a TableApp."""
 
     def __init__(self, app: TableApp, shutting_down: asyncio.Event | None = None) -> None:
         self.app = app
         self.shutting_down = shutting_down or asyncio.Event()
+        self.views = ViewCache()
 
     async def CreateTable(
         self, request: pb.CreateTableRequest, context: grpc.aio.ServicerContext
@@ -149,7 +169,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
     ) -> pb.GetTableResponse:
         table = await self.app.load(validation.table_id(request.table_id))
         seat = access.viewer_seat(current_principal(), table, _optional(request, "seat"))
-        return pb.GetTableResponse(view=table_view(table, seat))
+        return pb.GetTableResponse(view=self.views.view(table, seat))
 
     async def WatchTable(
         self, request: pb.WatchTableRequest, context: grpc.aio.ServicerContext
@@ -162,10 +182,12 @@ class TableServicer(pb_grpc.TableServiceServicer):
         sent = b""
         while not self.shutting_down.is_set():
             changed = self.app.notifier.changed(table_id)
-            table = await self.app.load(table_id)
+            table = self.app.tables.cached(table_id)
+            if table is None or table.version <= last:
+                table = await self.app.load(table_id)  # woken from elsewhere, or polling
             if table.version > last:
                 seat = access.viewer_seat(principal, table, requested)
-                view = table_view(table, seat)
+                view = self.views.view(table, seat)
                 content = _content(view)
                 if content != sent:
                     yield pb.WatchTableResponse(view=view)
@@ -184,8 +206,10 @@ class TableServicer(pb_grpc.TableServiceServicer):
         if expected is not None:
             validation.version(expected, "expected_version")
         requested = _optional(request, "seat")
-        table = await self.app.load(table_id)
-        seat = access.acting_seat(principal, table, requested)
+        # Seats and the game never change: any known version of the table tells the seat
+        # (control is checked against the table the move is decided on).
+        table = self.app.tables.cached(table_id) or await self.app.load(table_id)
+        seat = access.claimed_seat(principal, table, requested)
         command_from_action(table.game_id, seat, request.action)  # malformed → refused now
         outcome = await self.app.submit(
             table_id,
@@ -197,7 +221,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
             prelude=lambda t: retake(principal, t, seat),
         )
         return pb.SubmitActionResponse(
-            view=table_view(outcome.table, seat), duplicate=outcome.duplicate
+            view=self.views.view(outcome.table, seat), duplicate=outcome.duplicate
         )
 
     async def GetHistory(
