@@ -346,3 +346,34 @@ async def test_metrics_count_commands_and_relay_lag(table_service: RunningTableS
     assert created_count(text) == before + 1
     assert "kozyr_outbox_backlog_events" in text
     assert 'kozyr_grpc_server_handled_total{grpc_code="OK"' in text
+
+
+async def test_two_replicas_serve_one_table_correctly(table_service: RunningTableService) -> None:
+    """Replica B's cached table is behind after replica A's move: the log decides."""
+    replica = TableService(table_service.service.settings)
+    port = await replica.start()
+    try:
+        table_id = await _new_358(table_service.target)
+        declarer, _ = await _declarer(table_service.target, table_id)
+        other_target = f"127.0.0.1:{port}"
+        async with TableClient(other_target, token(declarer)) as on_b:
+            stale = await on_b.get_table(table_id)  # B now caches this version
+        async with TableClient(table_service.target, token(declarer)) as on_a:
+            moved = await on_a.submit(table_id, _any_contract())
+        assert moved.view.version > stale.version
+        next_seat = moved.view.turn.seats[0]
+        async with TableClient(other_target, token(PLAYERS[next_seat])) as on_b:
+            view = await on_b.get_table(table_id)
+            assert view.version == moved.view.version, "reads come from the log"
+            done = await on_b.submit(table_id, view.legal_actions[0], expected_version=view.version)
+            assert done.view.version > view.version
+        # Now A's cache is behind: its next move is decided against the log.
+        after_b = done.view
+        mover_seat = after_b.turn.seats[0]
+        async with TableClient(other_target, token("bot", Role.SERVICE)) as reader_on_b:
+            mine = await reader_on_b.get_table(table_id, seat=mover_seat)
+        async with TableClient(table_service.target, token(PLAYERS[mover_seat])) as on_a:
+            result = await on_a.submit(table_id, mine.legal_actions[0])
+        assert result.view.version > after_b.version
+    finally:
+        await replica.stop(0)
