@@ -55,6 +55,36 @@ class TableSetupError(ValueError):
 
 
 @dataclass(frozen=True, slots=True)
+class DealProof:
+    """A deal's fairness record, public: its commitment at once, its seed once it ended.
+
+    Both games follow one convention the table relies on: the event that deals carries
+    `commitment` (SHA-256 of the seed, hex) next to the hands, and `DealSeedRevealed`
+    carries the `seed` when the deal or round is over (docs/fair-deal.md).
+    """
+
+    number: int
+    commitment: str
+    seed: str | None = None
+
+
+REVEAL_EVENT = "DealSeedRevealed"
+
+
+def track_deals(deals: tuple[DealProof, ...], event: Any) -> tuple[DealProof, ...]:
+    """The deal records after `event`: a new deal's commitment, or a seed revealed."""
+    if type(event).__name__ == REVEAL_EVENT:
+        seed: bytes = event.seed
+        return tuple(
+            replace(d, seed=seed.hex()) if d.seed is None and d is deals[-1] else d for d in deals
+        )
+    commitment = getattr(event, "commitment", None)
+    if isinstance(commitment, str) and hasattr(event, "hands"):
+        return (*deals, DealProof(len(deals) + 1, commitment))
+    return deals
+
+
+@dataclass(frozen=True, slots=True)
 class Table:
     """A table as of `version` (the number of events folded so far)."""
 
@@ -67,6 +97,7 @@ class Table:
     state: Any
     version: int
     turn_deadline: datetime | None = None
+    deals: tuple[DealProof, ...] = ()
 
     def seat_of(self, player_id: str) -> int | None:
         """The seat of a player at this table, or None for a spectator."""
@@ -139,6 +170,7 @@ def apply(table: Table | None, event: Any, deadline: datetime | None = None) -> 
         state=table.game.evolve(table.state, event),
         version=table.version + 1,
         turn_deadline=deadline,
+        deals=track_deals(table.deals, event),
     )
 
 

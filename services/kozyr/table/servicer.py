@@ -76,6 +76,10 @@ def table_view(table: Table, seat: int | None) -> views_pb2.TableView:
             for i, p in enumerate(table.seats)
         ],
         turn=views_pb2.TurnInfo(number=turn.number, kind=turn.kind, seats=list(turn.seats)),
+        deals=[
+            views_pb2.DealProof(number=d.number, commitment=d.commitment, seed=d.seed or "")
+            for d in table.deals
+        ],
     )
     if seat is not None:
         view.seat = seat

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import urllib.request
 
 import grpc
@@ -377,3 +378,29 @@ async def test_two_replicas_serve_one_table_correctly(table_service: RunningTabl
         assert result.view.version > after_b.version
     finally:
         await replica.stop(0)
+
+
+async def test_views_carry_each_deals_commitment_then_its_seed(
+    table_service: RunningTableService,
+) -> None:
+    table_id = await _new_358(table_service.target)
+    async with (
+        TableClient(table_service.target, token("clock", Role.SERVICE)) as clock,
+        TableClient(table_service.target, token("ana")) as ana,
+    ):
+        view = await ana.get_table(table_id)
+        assert [d.number for d in view.deals] == [1]
+        first = view.deals[0]
+        assert len(first.commitment) == 64
+        assert not first.seed, "the seed stays secret while the deal is played"
+        for _ in range(200):  # one deal is ~55 decisions; the clock plays them all
+            view = await ana.get_table(table_id)
+            if len(view.deals) > 1:
+                break
+            await clock.expire_turn(table_id, view.turn.number)
+        assert len(view.deals) == 2, "the second deal was dealt"
+    revealed, current = view.deals
+    assert revealed.commitment == first.commitment
+    assert hashlib.sha256(bytes.fromhex(revealed.seed)).hexdigest() == revealed.commitment
+    assert not current.seed
+    assert current.commitment != revealed.commitment
