@@ -25,6 +25,10 @@ _UNAVAILABLE_SQLSTATE_PREFIXES = (
     "57P",  # operator intervention: admin shutdown, crash shutdown, cannot connect now
     "40P01",  # deadlock detected: transient
 )
+_REFUSED_SQLSTATE_PREFIXES = (
+    "28",  # invalid authorization (a rotated password): ops must act, callers retry later
+    "3D000",  # the database does not exist (yet): likewise
+)
 _UNDEFINED_TABLE = "42P01"
 
 
@@ -66,6 +70,9 @@ def translate(error: BaseException) -> EventStoreError | None:
     code = sqlstate(error)
     if code == _UNDEFINED_TABLE:
         return SchemaNotMigrated("event store tables are missing: run migrate(url) first")
+    if code is not None and code.startswith(_REFUSED_SQLSTATE_PREFIXES):
+        reason = str(error).splitlines()[0] if str(error) else "no reason given"
+        return StoreUnavailable(f"the database refused the connection: {reason} (SQLSTATE {code})")
     if code is not None and code.startswith(_UNAVAILABLE_SQLSTATE_PREFIXES):
         return StoreUnavailable(f"database unavailable (SQLSTATE {code})")
     if isinstance(error, DBAPIError) and (

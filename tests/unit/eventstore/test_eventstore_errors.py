@@ -24,6 +24,8 @@ from kozyr.eventstore.urls import asyncpg_dsn, sqlalchemy_url
         asyncpg.TooManyConnectionsError("too many clients"),
         asyncpg.ConnectionDoesNotExistError("closed"),
         asyncpg.InterfaceError("connection is closed"),
+        asyncpg.InvalidPasswordError("password authentication failed"),
+        asyncpg.InvalidCatalogNameError('database "kozyr" does not exist'),
         ConnectionRefusedError(111, "refused"),
         TimeoutError(),
     ],
