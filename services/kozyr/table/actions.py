@@ -66,6 +66,12 @@ def _signal(code: actions_pb2.Signal.ValueType) -> kz.SignalKind:
     return SIGNALS[code]
 
 
+def _opener(seat: int) -> int:
+    if not 0 <= seat < kz.SEATS:
+        raise malformed("INVALID_SEAT", f"there is no seat {seat} at a Khözör table")
+    return seat
+
+
 _Builder = Callable[[int, Any], Any]
 _BUILDERS: dict[str, dict[str, _Builder]] = {
     t58.GAME_ID: {
@@ -75,7 +81,7 @@ _BUILDERS: dict[str, dict[str, _Builder]] = {
         "play_card": lambda seat, a: t58.PlayCard(seat, card_of(a.card)),
     },
     kz.GAME_ID: {
-        "confirm_opener": lambda seat, a: kz.ConfirmOpener(seat, a.opener_seat),
+        "confirm_opener": lambda seat, a: kz.ConfirmOpener(seat, _opener(a.opener_seat)),
         "lead": lambda seat, a: kz.Lead(seat, cards_of(a.cards)),
         "beat": lambda seat, a: kz.Beat(seat, cards_of(a.cards)),
         "pick_up": lambda seat, a: kz.PickUp(seat),
