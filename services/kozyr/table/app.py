@@ -122,18 +122,21 @@ class TableApp:
         """Open a table and draw its first chance (dealer/opening team, first deal).
 
         The table id derives from the creator and request id, so a retried creation
-        lands on the same stream and returns the same table.
+        lands on the same stream and returns the same table; the same request id with
+        another setup is refused (REQUEST_ID_REUSED).
         """
         try:
             model.validate_setup(game_id, options, seats)
-        except (model.TableSetupError, KeyError) as err:
-            raise InvalidArgument("INVALID_TABLE_SETUP", str(err).strip("'\"")) from None
+        except model.TableSetupError as err:
+            raise InvalidArgument("INVALID_TABLE_SETUP", str(err)) from None
         table_id = str(uuid.uuid5(TABLE_NAMESPACE, f"{actor.subject}\n{request_id}"))
         created = TableCreated(table_id, game_id, dict(options), tuple(seats))
         table = model.start(created)
         events, table = self._draw_chance(table, [created])
         try:
-            result, deadline = await self._append(None, table, events, request_id, actor, "create")
+            result, deadline = await self._append(
+                None, table, events, request_id, actor, fingerprint(created)
+            )
         except ConcurrencyConflict:
             return Outcome(await self.load(table_id), duplicate=True)
         return await self._outcome(table_id, table, result, deadline)
@@ -169,24 +172,23 @@ class TableApp:
         fresh = False
         for _ in range(MAX_ATTEMPTS):
             table = await self._table(table_id, fresh=fresh)
+            key = command_key or fingerprint(make_command(table))  # malformed: refused here
             try:
-                key, events, after = self._attempt(
-                    table, make_command, expected_version, check, prelude, command_key
-                )
+                events, after = self._attempt(table, make_command, expected_version, check, prelude)
             except InvalidArgument:
                 raise
             except Exception:
                 if not fresh:
                     fresh = True
                     continue
-                if await self._answered(stream, request_id, command_key, table, make_command):
+                if await self._answered(stream, request_id, key):
                     return Outcome(await self.load(table_id), duplicate=True)
                 raise
             try:
                 result, deadline = await self._append(table, after, events, request_id, actor, key)
             except ConcurrencyConflict as conflict:
                 fresh = True
-                if expected_version is not None and conflict.actual != expected_version:
+                if expected_version is not None:
                     if await self._answered(stream, request_id, key):
                         return Outcome(await self.load(table_id), duplicate=True)
                     raise stale_version(expected_version, conflict.actual) from None
@@ -201,44 +203,25 @@ class TableApp:
         expected_version: int | None,
         check: Callable[[Table], object] | None,
         prelude: Callable[[Table], list[Any]] | None,
-        command_key: str | None,
-    ) -> tuple[str, list[Any], Table]:
-        """(request fingerprint, events to append, table after them) — or a refusal."""
+    ) -> tuple[list[Any], Table]:
+        """(events to append, table after them) — or a refusal."""
         if check is not None:
             check(table)
-        command = make_command(table)
-        key = command_key or fingerprint(command)
         if expected_version is not None and table.version != expected_version:
             raise stale_version(expected_version, table.version)
         events = prelude(table) if prelude is not None else []
         ready = table
         for event in events:
             ready = model.apply(ready, event, ready.turn_deadline)
-        if ready is not table:
-            command = make_command(ready)
-        decided, after = self._decide(ready, command)
-        return key, [*events, *decided], after
+        decided, after = self._decide(ready, make_command(ready))
+        return [*events, *decided], after
 
     async def _table(self, table_id: str, *, fresh: bool) -> Table:
         cached = None if fresh else self.tables.cached(table_id)
         return cached if cached is not None else await self.load(table_id)
 
-    async def _answered(
-        self,
-        stream: str,
-        request_id: str,
-        key: str | None,
-        table: Table | None = None,
-        make_command: Callable[[Table], Any] | None = None,
-    ) -> bool:
+    async def _answered(self, stream: str, request_id: str, key: str) -> bool:
         """True when `request_id` was already applied with this same command."""
-        if key is None:
-            if table is None or make_command is None:
-                return False
-            try:
-                key = fingerprint(make_command(table))
-            except Exception:
-                return False
         try:
             prior = await self.store.result_of(stream, request_id, command_fingerprint=key)
         except IdempotencyConflict:

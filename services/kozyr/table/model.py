@@ -15,7 +15,7 @@ from enum import StrEnum
 from typing import Any
 
 from kozyr.games.base import Decider, OptionsError, decode_event, encode_event, registry_of
-from kozyr.table.games import game_by_id
+from kozyr.table.games import UnknownGame, game_by_id
 
 COMPUTER = ""
 """The player id of a seat that a computer plays from the start."""
@@ -110,7 +110,10 @@ class Table:
 
 def validate_setup(game_id: str, options: Mapping[str, Any], seats: Sequence[str]) -> None:
     """Refuse a table that could not be played; the reason names the first problem."""
-    game = game_by_id(game_id)
+    try:
+        game = game_by_id(game_id)
+    except UnknownGame:
+        raise TableSetupError(f"no game is called {game_id!r}") from None
     if len(seats) != game.SEATS:
         raise TableSetupError(f"{game_id} needs exactly {game.SEATS} seats, got {len(seats)}")
     people = [p for p in seats if p != COMPUTER]

@@ -15,7 +15,7 @@ from typing import Any
 import grpc
 from google.protobuf.timestamp_pb2 import Timestamp
 
-from kozyr.api.common.v1 import games_pb2, seats_pb2
+from kozyr.api.common.v1 import games_pb2, language_pb2, seats_pb2
 from kozyr.api.table.v1 import table_service_pb2 as pb
 from kozyr.api.table.v1 import table_service_pb2_grpc as pb_grpc
 from kozyr.api.table.v1 import views_pb2
@@ -51,7 +51,11 @@ CONTROLS = {
     seats_pb2.SEAT_CONTROL_ABSENT: SeatControl.ABSENT,
 }
 CONTROL_CODES = {v: k for k, v in CONTROLS.items()}
-LANGUAGES = {1: "en", 2: "ro", 3: "it"}
+LANGUAGES = {
+    language_pb2.LANGUAGE_EN: "en",
+    language_pb2.LANGUAGE_RO: "ro",
+    language_pb2.LANGUAGE_IT: "it",
+}
 
 
 def actor_of(principal: Principal) -> Actor:

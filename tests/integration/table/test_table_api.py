@@ -404,3 +404,26 @@ async def test_views_carry_each_deals_commitment_then_its_seed(
     assert hashlib.sha256(bytes.fromhex(revealed.seed)).hexdigest() == revealed.commitment
     assert not current.seed
     assert current.commitment != revealed.commitment
+
+
+async def test_create_table_is_idempotent_and_refuses_a_reused_request_id(
+    table_service: RunningTableService,
+) -> None:
+    async with TableClient(table_service.target, token("mm", Role.SERVICE)) as service:
+        first = await service.create_table(
+            games_pb2.GAME_THREE_FIVE_EIGHT, PLAYERS, request_id="table-7"
+        )
+        again = await service.create_table(
+            games_pb2.GAME_THREE_FIVE_EIGHT, PLAYERS, request_id="table-7"
+        )
+        assert again.table_id == first.table_id
+        assert again.version == first.version
+        error = await _expect(
+            grpc.StatusCode.INVALID_ARGUMENT,
+            service.create_table(
+                games_pb2.GAME_THREE_FIVE_EIGHT, ["ana", "bogdan", None], request_id="table-7"
+            ),
+        )
+        assert error_details(error).reason == "REQUEST_ID_REUSED"
+        view = await service.get_table(first.table_id)
+    assert [s.player_id for s in view.seats] == PLAYERS
