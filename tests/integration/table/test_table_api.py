@@ -188,7 +188,7 @@ async def test_expire_turn_plays_the_default_move_once(table_service: RunningTab
         assert sum(r.applied for r in results) == 1
         after = await clock.get_table(table_id)
         assert after.turn.number > turn
-        assert after.three_five_eight.contracts_used  # the default contract was chosen
+        assert after.three_five_eight.contract == "S", "the default contract: the first unused, ♠"
         stale = await clock.expire_turn(table_id, turn)
         assert not stale.applied
         assert stale.version == after.version
