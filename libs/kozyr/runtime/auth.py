@@ -290,17 +290,27 @@ class TokenVerifier:
 
 def _printable(subject: str) -> bool:
     """A subject is stored with every event its caller causes: no control characters
-    (PostgreSQL's JSON cannot even hold NUL), nothing empty."""
-    return bool(subject) and subject.isprintable()
+    (PostgreSQL's JSON cannot even hold NUL), and at least one visible character (a
+    player id of spaces only would be a name nobody can read or tell apart)."""
+    return bool(subject.strip()) and subject.isprintable()
+
+
+def _role(claim: Any) -> Role:
+    """The role claim as a Role; AuthError(INVALID) for anything else — a list or an
+    object included (they are unhashable: a set lookup would raise TypeError, INTERNAL)."""
+    if not isinstance(claim, str) or claim not in ALL_ROLES:
+        raise AuthError(AuthFailure.INVALID)
+    return Role(claim)
 
 
 def _principal(claims: Mapping[str, Any]) -> Principal:
-    subject, role = claims.get("sub"), claims.get("role")
-    if not isinstance(subject, str) or not _printable(subject) or role not in set(Role):
+    subject = claims.get("sub")
+    if not isinstance(subject, str) or not _printable(subject):
         raise AuthError(AuthFailure.INVALID)
+    role = _role(claims.get("role"))
     return Principal(
         subject=subject,
-        role=Role(role),
+        role=role,
         expires_at=datetime.fromtimestamp(int(claims["exp"]), UTC),
     )
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import uuid
 
 from kozyr.runtime.errors import InvalidArgument
 
@@ -12,14 +11,29 @@ MAX_PLAYER_ID = 128
 MAX_PAGE = 1000
 DEFAULT_PAGE = 200
 _REQUEST_ID = re.compile(r"[\x21-\x7e]{1,128}")
+_TABLE_ID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 
 def table_id(value: str) -> str:
-    """Table ids are UUIDs (canonical lowercase text)."""
-    try:
-        return str(uuid.UUID(value))
-    except ValueError:
-        raise InvalidArgument("INVALID_TABLE_ID", "table_id must be a UUID") from None
+    """Table ids are UUIDs in their one canonical text: lowercase, hyphenated, bare.
+
+    `uuid.UUID` also reads "{…}", "urn:uuid:…", uppercase and hyphenless text; a table
+    with several names would be cached, logged and watched under each, so those
+    spellings are refused rather than translated.
+    """
+    if not _TABLE_ID.fullmatch(value):
+        raise InvalidArgument(
+            "INVALID_TABLE_ID",
+            {
+                "en": "table_id must be a UUID in lowercase hyphenated form "
+                "(xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx).",
+                "ro": "table_id trebuie să fie un UUID cu litere mici și cratime "
+                "(xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx).",
+                "it": "table_id deve essere un UUID in minuscolo con trattini "
+                "(xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx).",
+            },
+        )
+    return value
 
 
 def request_id(value: str) -> str:
@@ -32,9 +46,18 @@ def request_id(value: str) -> str:
 
 
 def player_id(value: str) -> str:
-    if not value or len(value) > MAX_PLAYER_ID or not value.isprintable():
+    """1 to 128 printable characters, at least one of them visible (not only spaces):
+    the id is shown to the other players and stored with every event."""
+    if len(value) > MAX_PLAYER_ID or not value.isprintable() or not value.strip():
         raise InvalidArgument(
-            "INVALID_PLAYER_ID", f"a player id is 1 to {MAX_PLAYER_ID} printable characters"
+            "INVALID_PLAYER_ID",
+            {
+                "en": f"A player id is 1 to {MAX_PLAYER_ID} printable characters, not only spaces.",
+                "ro": f"Un id de jucător are între 1 și {MAX_PLAYER_ID} caractere "
+                "afișabile, nu doar spații.",
+                "it": f"Un id giocatore ha da 1 a {MAX_PLAYER_ID} caratteri stampabili, "
+                "non solo spazi.",
+            },
         )
     return value
 

@@ -6,7 +6,9 @@ wrong enums and the other game's moves, valid and broken tokens of every role �
 real service (real socket, PostgreSQL and NATS), plus undecodable request bytes to every
 method path. Every answer must be a success or a deliberate, typed refusal (a status
 with an ErrorInfo reason): never INTERNAL/UNKNOWN (a handler crashed), never
-DEADLINE_EXCEEDED/UNAVAILABLE (the service hung or died). Afterwards the service must
+DEADLINE_EXCEEDED/UNAVAILABLE (the service hung or died). A view that a GetTable or
+WatchTable hands out must be for the seat the caller may see, with that seat's cards
+only (`Arena.expect_allowed_view`). Afterwards the service must
 still report SERVING and the prepared tables — one at each interesting phase of both
 games — must be exactly as before: same version, same unredacted history.
 
@@ -34,7 +36,6 @@ import asyncio
 import base64
 import json
 import operator
-import uuid
 from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -188,6 +189,8 @@ def fixed_callers() -> tuple[tuple[Caller, ...], ...]:
         _forged("expired", mint_token("ana", Role.PLAYER, key=JWT_KEY, now=long_ago)),
         _forged("alg none", _unsigned(_claims())),
         _forged("unknown role", jwt.encode(_claims(role="god"), JWT_KEY, algorithm="HS256")),
+        _forged("role list", jwt.encode(_claims(role=["admin"]), JWT_KEY, algorithm="HS256")),
+        _forged("blank subject", jwt.encode(_claims(sub=" "), JWT_KEY, algorithm="HS256")),
         _forged("no subject", jwt.encode(_claims(sub=None), JWT_KEY, algorithm="HS256")),
         _forged("wrong issuer", jwt.encode(_claims(iss="evil"), JWT_KEY, algorithm="HS256")),
     ]
@@ -357,12 +360,9 @@ class Oracle:
     targets: tuple[Target, ...]
 
     def resolve(self, table_id: str) -> Target | None:
-        """The prepared table a table id names, read the way the service reads it."""
-        try:
-            canonical = str(uuid.UUID(table_id))
-        except ValueError:
-            return None
-        return next((t for t in self.targets if t.table_id == canonical), None)
+        """The prepared table a table id names: only its one canonical spelling does
+        (uppercase, braces, `urn:uuid:` or no hyphens name nothing)."""
+        return next((t for t in self.targets if t.table_id == table_id), None)
 
     @staticmethod
     def acting_seat(caller: Caller, target: Target, requested: int | None) -> int | None:
@@ -411,6 +411,24 @@ class Oracle:
         if method == "SetSeatControl":
             return self.control_might_change(request, caller)
         return False  # reads, and CreateTable (a new table is another table)
+
+    @staticmethod
+    def shown_seat(
+        caller: Caller, target: Target, requested: int | None
+    ) -> tuple[bool, int | None]:
+        """Whether `caller` may get a view of `target` when asking for `requested`, and
+        the seat that view must be for (None: the spectator's).
+
+        Players see their own seat (spectators: none) and may name only it; services and
+        admins see the seat they name, the spectator's when they name none.
+        """
+        if caller.role is Role.PLAYER:
+            own = target.seat_of(caller.subject)
+            return requested is None or requested == own, own
+        if caller.role in (Role.SERVICE, Role.ADMIN):
+            in_range = requested is None or 0 <= requested < len(target.seats)
+            return in_range, requested
+        return False, None
 
     def watch_waits(self, request: pb.WatchTableRequest, caller: Caller) -> bool:
         """A watch that is up to date stays open and silent until the table changes."""
@@ -809,11 +827,29 @@ class Outcome:
     code: grpc.StatusCode | None
     reason: str | None = None
     details: str = ""
+    view: views_pb2.TableView | None = None
+    """The view a successful GetTable, or the first answer of a WatchTable, carried."""
 
     @classmethod
     def of(cls, error: grpc.aio.AioRpcError) -> Outcome:
         info = error_details(error)
         return cls(info.code, info.reason, info.message)
+
+
+VIEW_REPLIES: dict[str, type[Any]] = {
+    "GetTable": pb.GetTableResponse,
+    "WatchTable": pb.WatchTableResponse,
+}
+
+
+def view_of(method: str, reply: object) -> views_pb2.TableView | None:
+    """The view a reply of `method` carries (raw calls answer bytes), None for others."""
+    kind = VIEW_REPLIES.get(method)
+    if kind is None:
+        return None
+    message: Any = kind.FromString(reply) if isinstance(reply, bytes) else reply
+    view: views_pb2.TableView = message.view
+    return view
 
 
 def _shown(request: object) -> str:
@@ -842,8 +878,9 @@ class Arena:
         return asyncio.run_coroutine_threadsafe(work, self.loop).result(CALL_SECONDS * 2)
 
     def call(self, method: str, request: Message, caller: Caller) -> Outcome:
-        outcome = self.run(self._unary(getattr(self.stub, method), request, caller))
+        outcome = self.run(self._unary(getattr(self.stub, method), request, caller, method))
         self.expect_deliberate(method, outcome, request)
+        self.expect_allowed_view(method, request, caller, outcome)
         return outcome
 
     def call_raw(self, method: str, raw: bytes, caller: Caller, waits: bool) -> Outcome:
@@ -853,22 +890,26 @@ class Arena:
                 self._first_view(self.channel.unary_stream(path), raw, caller, waits)
             )
         else:
-            outcome = self.run(self._unary(self.channel.unary_unary(path), raw, caller))
+            outcome = self.run(self._unary(self.channel.unary_unary(path), raw, caller, method))
         self.expect_deliberate(method, outcome, raw)
+        request = decoded(method, raw)
+        if request is not None:
+            self.expect_allowed_view(method, request, caller, outcome)
         return outcome
 
     def watch(self, request: pb.WatchTableRequest, caller: Caller, waits: bool) -> Outcome:
         outcome = self.run(self._first_view(self.stub.WatchTable, request, caller, waits))
         self.expect_deliberate("WatchTable", outcome, request)
+        self.expect_allowed_view("WatchTable", request, caller, outcome)
         return outcome
 
     @staticmethod
-    async def _unary(method: Any, request: Any, caller: Caller) -> Outcome:
+    async def _unary(method: Any, request: Any, caller: Caller, name: str) -> Outcome:
         try:
-            await method(request, metadata=caller.metadata, timeout=CALL_SECONDS)
+            reply = await method(request, metadata=caller.metadata, timeout=CALL_SECONDS)
         except grpc.aio.AioRpcError as error:
             return Outcome.of(error)
-        return Outcome(grpc.StatusCode.OK)
+        return Outcome(grpc.StatusCode.OK, view=view_of(name, reply))
 
     @staticmethod
     async def _first_view(method: Any, request: Any, caller: Caller, waits: bool) -> Outcome:
@@ -885,7 +926,7 @@ class Arena:
             call.cancel()
         if first is grpc.aio.EOF:
             return Outcome(grpc.StatusCode.OK, "STREAM_ENDED_WITHOUT_A_VIEW")
-        return Outcome(grpc.StatusCode.OK)
+        return Outcome(grpc.StatusCode.OK, view=view_of("WatchTable", first))
 
     def expect_deliberate(self, method: str, outcome: Outcome, request: object) -> None:
         """A success or a typed refusal (a silent watch is judged by the caller)."""
@@ -904,6 +945,25 @@ class Arena:
         assert len(outcome.details) <= MAX_DETAILS, (
             f"{method}: a {len(outcome.details)}-character error message for {_shown(request)}"
         )
+
+    def expect_allowed_view(
+        self, method: str, request: Any, caller: Caller, outcome: Outcome
+    ) -> None:
+        """A view handed out is one this caller may see: the seat he may ask for, with
+        that seat's cards (a spectator's: none) — never another seat's."""
+        if outcome.view is None:
+            return
+        view = outcome.view
+        target = self.oracle.resolve(request.table_id)
+        assert target is not None, f"{method} answered for no table: {_shown(request)}"
+        assert view.table_id == target.table_id, f"{method}: another table's view"
+        requested = request.seat if request.HasField("seat") else None
+        allowed, seat = self.oracle.shown_seat(caller, target, requested)
+        shown = view.seat if view.HasField("seat") else None
+        assert allowed, f"{method}: {caller.label} got seat {shown}'s view: {_shown(request)}"
+        assert shown == seat, f"{method}: {caller.label} got seat {shown}'s view, not {seat}'s"
+        hand = target.hands[seat] if seat is not None else frozenset()
+        assert _hand(view) == hand, f"{method}: {caller.label} was shown other cards"
 
     async def fuzz(self, body: Callable[[], None], examples: int = EXAMPLES) -> None:
         """Run a hypothesis test in a worker thread, then check nothing was harmed."""
