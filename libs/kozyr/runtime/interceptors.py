@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import re
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
@@ -45,7 +46,11 @@ from kozyr.runtime.logging import bind_log_context, get_logger, log_context
 from kozyr.runtime.metrics import observe_call
 
 REQUEST_ID_KEY = "x-request-id"
-"""Metadata key of the caller's correlation id (generated when absent)."""
+"""Metadata key of the caller's correlation id (generated when absent or unusable)."""
+MAX_REQUEST_ID = 128
+_USABLE_REQUEST_ID = re.compile(rf"[\x21-\x7e]{{1,{MAX_REQUEST_ID}}}")
+"""A correlation id is copied into the metadata of every event a call appends and into
+every log line: like a request_id field, 1 to 128 printable ASCII characters."""
 LANGUAGE_KEY = "accept-language"
 """Metadata key choosing the language listed first in error details."""
 
@@ -107,6 +112,18 @@ def metadata_value(metadata: Metadata | None, key: str) -> str | None:
         if k == key:
             return v.decode() if isinstance(v, bytes) else v
     return None
+
+
+def call_request_id(given: str | None) -> tuple[str, bool]:
+    """The correlation id of a call, and whether the caller's own was replaced.
+
+    The caller's `x-request-id` is kept when it is 1 to 128 printable ASCII characters
+    without spaces; an absent one is made up; any other (up to the transport's metadata
+    limit, 16 KiB) is replaced by a made-up one rather than stored with every event.
+    """
+    if given is not None and _USABLE_REQUEST_ID.fullmatch(given):
+        return given, False
+    return uuid.uuid4().hex, given is not None
 
 
 def service_of(method: str) -> str:
@@ -259,13 +276,16 @@ class LoggingInterceptor(CallInterceptor):
     @asynccontextmanager
     async def around(self, method: str, context: Any) -> AsyncIterator[None]:
         metadata = context.invocation_metadata()
-        request_id = metadata_value(metadata, REQUEST_ID_KEY) or uuid.uuid4().hex
+        given = metadata_value(metadata, REQUEST_ID_KEY)
+        request_id, replaced = call_request_id(given)
         started = time.perf_counter()
         code = grpc.StatusCode.UNKNOWN
         token = _REQUEST_ID.set(request_id)
         try:
             with log_context(request_id=request_id, method=method):
                 try:
+                    if replaced:
+                        await _announce_replaced(context, request_id, len(given or ""))
                     yield
                     code = context.code() or grpc.StatusCode.OK
                 except asyncio.CancelledError:
@@ -288,6 +308,17 @@ class LoggingInterceptor(CallInterceptor):
         else:
             log = _log.info
         log("grpc call", code=code.name, duration_ms=round(seconds * 1000, 3), peer=context.peer())
+
+
+async def _announce_replaced(context: Any, request_id: str, given_length: int) -> None:
+    """Tell the caller (response header `x-request-id`) and the logs (a warning, without
+    the unusable value itself) which correlation id its call really has."""
+    _log.warning(
+        "x-request-id replaced",
+        given_length=given_length,
+        limit=f"1-{MAX_REQUEST_ID} printable ASCII characters",
+    )
+    await context.send_initial_metadata(((REQUEST_ID_KEY, request_id),))
 
 
 # --------------------------------------------------------------------------- errors

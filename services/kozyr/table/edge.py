@@ -1,7 +1,10 @@
-"""Store failures at the gRPC edge: a database that cannot be reached is UNAVAILABLE.
+"""Store failures at the gRPC edge: a database that cannot be reached, or that is not
+migrated yet, is UNAVAILABLE.
 
-The event store raises its own typed `StoreUnavailable`; clients should see a status
-that says "retry later", never INTERNAL. Installed inside the runtime's error mapper.
+The event store raises its own typed `StoreUnavailable` and `SchemaNotMigrated`;
+clients should see a status that says "retry later" (a deployment whose migration has
+not run yet is healed by running it), never INTERNAL. Installed inside the runtime's
+error mapper.
 """
 
 from __future__ import annotations
@@ -10,13 +13,14 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-from kozyr.eventstore import StoreUnavailable
+from kozyr.eventstore import SchemaNotMigrated, StoreUnavailable
 from kozyr.runtime.errors import Unavailable
 from kozyr.runtime.interceptors import CallInterceptor
 
 
 class StoreErrorInterceptor(CallInterceptor):
-    """Turns `StoreUnavailable` into the runtime's `Unavailable` (UNAVAILABLE)."""
+    """Turns `StoreUnavailable` and `SchemaNotMigrated` into the runtime's `Unavailable`
+    (UNAVAILABLE, reasons STORE_UNAVAILABLE and SCHEMA_NOT_MIGRATED)."""
 
     @asynccontextmanager
     async def around(self, method: str, context: Any) -> AsyncIterator[None]:
@@ -31,3 +35,18 @@ class StoreErrorInterceptor(CallInterceptor):
                     "it": "I registri del tavolo non sono raggiungibili ora: riprova tra poco.",
                 },
             ) from None
+        except SchemaNotMigrated:
+            raise schema_not_migrated() from None
+
+
+def schema_not_migrated() -> Unavailable:
+    """The database has no event store tables yet: the operators must run the migration."""
+    return Unavailable(
+        "SCHEMA_NOT_MIGRATED",
+        {
+            "en": "The table service is not ready (schema not migrated): try again soon.",
+            "ro": "Serviciul de mese nu este pregătit (schema nu este migrată): "
+            "încearcă din nou curând.",
+            "it": "Il servizio dei tavoli non è pronto (schema non migrato): riprova tra poco.",
+        },
+    )

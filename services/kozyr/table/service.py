@@ -19,6 +19,7 @@ from kozyr.table.app import TableApp
 from kozyr.table.edge import StoreErrorInterceptor
 from kozyr.table.listener import TableChangeListener
 from kozyr.table.notifier import TableNotifier
+from kozyr.table.schema_watch import SchemaWatch
 from kozyr.table.servicer import TableServicer
 
 SERVICE_NAME = service_full_name(table_service_pb2, "TableService")
@@ -56,6 +57,7 @@ class TableService:
             interceptors=[StoreErrorInterceptor()],
         )
         self.servicer.shutting_down = self.server.shutting_down
+        self.schema = SchemaWatch(settings.database_url, self.server, [SERVICE_NAME])
         self._relay_task: asyncio.Task[None] | None = None
         self._lag_task: asyncio.Task[None] | None = None
 
@@ -74,7 +76,15 @@ class TableService:
         self.server.add_shutdown_hook(self.listener.close)
         self.server.add_shutdown_hook(self._stop_relay)
         self.server.add_shutdown_hook(self.store.close)
-        return await self.server.start()
+        return await self._serve()
+
+    async def _serve(self) -> int:
+        """Start the gRPC server, NOT_SERVING while the event store is not migrated."""
+        migrated = await self.schema.migrated()
+        port = await self.server.start()
+        await self.schema.hold_until_migrated(migrated)
+        self.server.add_shutdown_hook(self.schema.stop, before_stop=True)
+        return port
 
     async def _stop_relay(self) -> None:
         if self._lag_task is not None:
