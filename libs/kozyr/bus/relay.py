@@ -37,6 +37,7 @@ from nats.aio.client import Client as NatsClient
 from nats.js import JetStreamContext
 
 from kozyr.bus.codec import encode_event, event_headers
+from kozyr.bus.connection import ConnectionState
 from kozyr.bus.streams import DEFAULT_CATEGORIES, DEFAULT_DUPLICATE_WINDOW, ensure_event_streams
 from kozyr.bus.subjects import DEFAULT_ROOT, check_root
 from kozyr.eventstore.model import RecordedEvent
@@ -144,6 +145,7 @@ class OutboxRelay:
         self._wake = asyncio.Event()
         self._nats: NatsClient | None = None
         self.stats = RelayStats()
+        self._state = ConnectionState(log, "outbox relay: NATS or PostgreSQL")
 
     # -- lifecycle -------------------------------------------------------------------
 
@@ -168,7 +170,7 @@ class OutboxRelay:
                     failures += 1
                     self.stats.failures += 1
                     self.stats.last_error = f"{type(error).__name__}: {error}"
-                    log.warning("outbox relay session failed", error=self.stats.last_error)
+                    self._state.failed(self.stats.last_error)
                     await self._pause(self._backoff.delay(failures))
         finally:
             self.stats.leader = False
@@ -214,6 +216,7 @@ class OutboxRelay:
             server_settings={"application_name": self._application_name},
         )
         self.stats.sessions += 1
+        self._state.succeeded()
         try:
             await self._lead(connection, js)
         finally:
@@ -301,7 +304,7 @@ class OutboxRelay:
                 "max_reconnect_attempts": -1,
                 "reconnect_time_wait": 0.5,
                 "connect_timeout": 2,
-                "error_cb": _log_nats_error,
+                **self._state.nats_callbacks(),
                 **self._nats_options,
             }
             # With unlimited reconnects nats.connect waits forever for a first server:
@@ -315,10 +318,6 @@ class OutboxRelay:
         client, self._nats = self._nats, None
         if client is not None and not client.is_closed:
             await client.close()
-
-
-async def _log_nats_error(error: Exception) -> None:
-    log.debug("nats connection error", error=f"{type(error).__name__}: {error}")
 
 
 async def outbox_backlog(database_url: str) -> tuple[int, float | None]:

@@ -123,6 +123,9 @@ class InMemoryEventStore:
             return None
         return StreamHead(stream=stream, version=state.version, head_hash=state.head_hash.hex())
 
+    async def versions(self, streams: Sequence[str]) -> dict[str, int]:
+        return {s: self._streams[s].version for s in streams if s in self._streams}
+
     async def result_of(
         self, stream: str, request_id: str, *, command_fingerprint: str | None = None
     ) -> AppendResult | None:

@@ -98,6 +98,9 @@ SELECT {EVENT_COLUMNS} FROM events
 
 HEAD: Final = "SELECT version, head_hash FROM streams WHERE id = $1"
 
+VERSIONS: Final = "SELECT id, version FROM streams WHERE id = ANY($1::text[])"
+"""Many streams' versions in one indexed read (watchers' safety-net poll)."""
+
 REQUEST: Final = """
 SELECT fingerprint, first_position, last_position FROM stream_requests
  WHERE stream = $1 AND request_id = $2

@@ -86,6 +86,12 @@ class Settings(BaseSettings):
     log_format: LogFormat = "json"
 
     shutdown_grace_seconds: float = Field(10.0, ge=0)
+    watch_poll_seconds: float = Field(
+        10.0,
+        gt=0,
+        description="How often the table service checks every watched table's version in "
+        "one read: the bound on a watcher's delay when a NATS wake-up is lost.",
+    )
     metrics_host: str = Field("0.0.0.0", min_length=1)
     metrics_port: int | None = Field(
         None, ge=0, le=65535, description="Prometheus /metrics port; unset = no metrics server."

@@ -368,7 +368,7 @@ class TableApp:
         stored = replace(after, turn_deadline=_parse_deadline(deadline))
         assert stored.version == result.version, "the fold and the log agree on the version"
         self.tables.remember(stored)
-        self.notifier.notify(table_id)
+        self.notifier.notify(table_id, stored.version)
         return Outcome(stored)
 
 

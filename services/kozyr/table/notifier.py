@@ -1,30 +1,69 @@
-"""Wake-ups for WatchTable: "table X changed", from this process or from NATS.
+"""Wake-ups for WatchTable: "table X has reached version N", from anywhere.
 
-A watcher takes the table's current `changed` event *before* loading the table and waits
-on it after sending its view, so a change between the two is never missed. Each
-notification sets and replaces the event; the watcher then reloads from the log, which
-stays the only source of truth (a notification carries no data).
+Three sources report versions: this process's own appends (at once), the NATS
+listener (another replica's appends, by the position header), and the watch poller
+(one batched version read of every watched table, the safety net when NATS is slow or
+down). A notification carries only a version — the log stays the only source of
+truth — and wakes a table's watchers only when it is newer than anything heard before,
+so the same append reported by all three sources wakes them once.
+
+A watcher compares the newest version heard with the version it last sent: a table
+cached behind what was heard is caught up from the log, never trusted as it is.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+
+@dataclass(slots=True)
+class TableWatch:
+    """What the watchers of one table share: the newest version heard, and its signal."""
+
+    heard: int = 0
+    watchers: int = 0
+    _changed: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def changed(self) -> asyncio.Event:
+        """The event the next newer version will set (take it *before* reading `heard`)."""
+        return self._changed
+
+    def hear(self, version: int) -> None:
+        if version > self.heard:
+            self.heard = version
+            changed, self._changed = self._changed, asyncio.Event()
+            changed.set()
 
 
 class TableNotifier:
-    """Per-table change signals inside one process."""
+    """The watched tables of one process and the newest version heard of each."""
 
     def __init__(self) -> None:
-        self._events: dict[str, asyncio.Event] = {}
+        self._watched: dict[str, TableWatch] = {}
 
-    def changed(self, table_id: str) -> asyncio.Event:
-        """The event that the next change of `table_id` will set."""
-        event = self._events.get(table_id)
-        if event is None:
-            event = self._events[table_id] = asyncio.Event()
-        return event
+    @contextmanager
+    def watching(self, table_id: str) -> Iterator[TableWatch]:
+        """Register a watcher of `table_id` for the duration of the block."""
+        watch = self._watched.get(table_id)
+        if watch is None:
+            watch = self._watched[table_id] = TableWatch()
+        watch.watchers += 1
+        try:
+            yield watch
+        finally:
+            watch.watchers -= 1
+            if watch.watchers == 0 and self._watched.get(table_id) is watch:
+                del self._watched[table_id]
 
-    def notify(self, table_id: str) -> None:
-        event = self._events.pop(table_id, None)
-        if event is not None:
-            event.set()
+    def notify(self, table_id: str, version: int) -> None:
+        """`table_id` has (at least) `version` in the log; unwatched tables cost nothing."""
+        watch = self._watched.get(table_id)
+        if watch is not None:
+            watch.hear(version)
+
+    def watched(self) -> list[str]:
+        """The ids of every table with a watcher in this process."""
+        return list(self._watched)

@@ -68,6 +68,18 @@ class TableRepository:
         self.remember(table)
         return table
 
+    async def at_least(self, table_id: str, version: int) -> Table:
+        """The cached table if it has reached `version`, else the table as the log has it.
+
+        For watchers: a notification says which version exists, so a cache that is
+        behind it (another replica appended) is caught up instead of trusted.
+        """
+        cached = self._cache.get(table_id)
+        if cached is not None and cached.version >= version:
+            self._cache.move_to_end(table_id)
+            return cached
+        return await self.load(table_id)
+
     def remember(self, table: Table) -> None:
         """Keep the newest known version of a table (never replace newer with older)."""
         cached = self._cache.get(table.table_id)

@@ -7,6 +7,7 @@ same code, so what is tested is what runs.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from typing import Any
 
 from kozyr.api.table.v1 import table_service_pb2, table_service_pb2_grpc
@@ -19,6 +20,7 @@ from kozyr.table.app import TableApp
 from kozyr.table.edge import StoreErrorInterceptor
 from kozyr.table.listener import TableChangeListener
 from kozyr.table.notifier import TableNotifier
+from kozyr.table.poller import WatchPoller
 from kozyr.table.schema_watch import SchemaWatch
 from kozyr.table.servicer import TableServicer
 
@@ -48,7 +50,8 @@ class TableService:
         self.relay = OutboxRelay(
             settings.database_url, settings.nats_servers, subject_root=settings.subject_root
         )
-        self.listener = TableChangeListener(self.notifier, settings.subject_root, self.app.tables)
+        self.listener = TableChangeListener(self.notifier, settings.subject_root)
+        self.poller = WatchPoller(self.store, self.notifier, settings.watch_poll_seconds)
         self.servicer = TableServicer(self.app)
         self.server = GrpcServer(
             settings,
@@ -60,6 +63,7 @@ class TableService:
         self.schema = SchemaWatch(settings.database_url, self.server, [SERVICE_NAME])
         self._relay_task: asyncio.Task[None] | None = None
         self._lag_task: asyncio.Task[None] | None = None
+        self._poll_task: asyncio.Task[None] | None = None
 
     def _register(self, grpc_server: Any) -> None:
         table_service_pb2_grpc.add_TableServiceServicer_to_server(self.servicer, grpc_server)
@@ -72,11 +76,21 @@ class TableService:
         self._lag_task = asyncio.create_task(
             metrics.sample_relay_lag(self.settings.database_url), name="relay-lag"
         )
-        await self.listener.start(self.settings.nats_servers)
+        # Play needs only PostgreSQL: NATS (wake-ups from other replicas, the relay's
+        # publishing) is joined in the background and caught up when it arrives.
+        self.listener.start(self.settings.nats_servers)
+        self._poll_task = asyncio.create_task(self.poller.run(), name="watch-poller")
         self.server.add_shutdown_hook(self.listener.close)
+        self.server.add_shutdown_hook(self._stop_poller)
         self.server.add_shutdown_hook(self._stop_relay)
         self.server.add_shutdown_hook(self.store.close)
         return await self._serve()
+
+    async def _stop_poller(self) -> None:
+        if self._poll_task is not None:
+            self._poll_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._poll_task
 
     async def _serve(self) -> int:
         """Start the gRPC server, NOT_SERVING while the event store is not migrated."""

@@ -37,9 +37,6 @@ from kozyr.table.model import (
 )
 from kozyr.table.views import game_view_to_proto
 
-WATCH_POLL_SECONDS = 10.0
-"""A watcher re-reads the log at least this often, even without a notification."""
-
 GAME_IDS = {
     games_pb2.GAME_THREE_FIVE_EIGHT: three_five_eight.GAME_ID,
     games_pb2.GAME_KHOZOR_TEAMS: khozor_teams.GAME_ID,
@@ -186,22 +183,24 @@ class TableServicer(pb_grpc.TableServiceServicer):
         last = validation.version(request.from_version, "from_version")
         principal = current_principal()
         requested = _optional(request, "seat")
-        await self.app.load(table_id)  # NOT_FOUND before anything is kept for the watcher
-        sent = b""
-        while not self.shutting_down.is_set():
-            changed = self.app.notifier.changed(table_id)
-            table = self.app.tables.cached(table_id)
-            if table is None or table.version <= last:
-                table = await self.app.load(table_id)  # woken from elsewhere, or polling
-            if table.version > last:
-                seat = access.viewer_seat(principal, table, requested)
-                view = self.views.view(table, seat)
-                content = _content(view)
-                if content != sent:
-                    yield pb.WatchTableResponse(view=view)
-                    sent = content
-                last = table.version
-            await _first_of(changed, self.shutting_down, WATCH_POLL_SECONDS)
+        with self.app.notifier.watching(table_id) as watch:
+            # Registered before the first read, so no append after it goes unheard.
+            watch.hear((await self.app.load(table_id)).version)  # NOT_FOUND first
+            sent = b""
+            while not self.shutting_down.is_set():
+                changed = watch.changed()
+                if watch.heard > last:
+                    table = await self.app.tables.at_least(table_id, watch.heard)
+                    if table.version > last:
+                        seat = access.viewer_seat(principal, table, requested)
+                        view = self.views.view(table, seat)
+                        content = _content(view)
+                        if content != sent:
+                            yield pb.WatchTableResponse(view=view)
+                            sent = content
+                        last = table.version
+                        continue
+                await _first_of(changed, self.shutting_down)
 
     async def SubmitAction(
         self, request: pb.SubmitActionRequest, context: grpc.aio.ServicerContext
@@ -324,11 +323,12 @@ def _content(view: views_pb2.TableView) -> bytes:
     return copy.SerializeToString(deterministic=True)
 
 
-async def _first_of(changed: asyncio.Event, stopping: asyncio.Event, poll_seconds: float) -> None:
-    """Wait until the table changes, the server stops, or `poll_seconds` pass."""
+async def _first_of(changed: asyncio.Event, stopping: asyncio.Event) -> None:
+    """Wait until the table changes or the server stops (the watch poller is the
+    safety net that turns a lost notification into a late one)."""
     waiters = {asyncio.ensure_future(changed.wait()), asyncio.ensure_future(stopping.wait())}
     try:
-        await asyncio.wait(waiters, timeout=poll_seconds, return_when=asyncio.FIRST_COMPLETED)
+        await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
     finally:
         for waiter in waiters:
             waiter.cancel()

@@ -166,6 +166,16 @@ async def test_head_names_the_version_and_the_last_hash(backend: Backend) -> Non
     assert (head.stream, head.version, head.head_hash) == (stream, 2, result.events[-1].hash)
 
 
+async def test_versions_names_each_existing_stream_in_one_read(backend: Backend) -> None:
+    first, second, missing = new_stream(), new_stream(), new_stream()
+    await backend.store.append(first, 0, played("7H", "8H"), request_id="a")
+    await backend.store.append(second, 0, played("9H"), request_id="b")
+    await backend.store.append(second, 1, played("TH", "JH", "QH"), request_id="c")
+
+    assert await backend.store.versions([first, second, missing]) == {first: 2, second: 4}
+    assert await backend.store.versions([]) == {}
+
+
 async def test_read_all_orders_every_stream_by_global_position(backend: Backend) -> None:
     first, second = new_stream(), new_stream()
     await backend.store.append(first, 0, played("7H"), request_id="a")

@@ -1,0 +1,174 @@
+"""Watchers' wake-ups without NATS, and what idle watchers cost (issue 8, defects 2 and 3).
+
+A service started while NATS is down must serve at once (play needs only PostgreSQL),
+wake its watchers through the watch poller, and publish the whole backlog once NATS
+comes. Idle watchers must cost one batched version read per poll, never a replay.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from structlog.testing import capture_logs
+
+from kozyr.api.common.v1 import games_pb2
+from kozyr.client import TableClient
+from kozyr.eventstore import PostgresEventStore, RecordedEvent, migrate
+from kozyr.infra import EmbeddedNats, free_port
+from kozyr.runtime import load_settings
+from kozyr.runtime.auth import Role
+from kozyr.table.app import Actor, TableApp
+from kozyr.table.service import TableService
+from tests.e2e.published import published_events, wait_until_relayed
+from tests.support.tables import JWT_KEY, token
+
+pytestmark = pytest.mark.integration
+
+PLAYERS = ["ana", "bogdan", "chiara"]
+
+
+@contextlib.asynccontextmanager
+async def running(
+    database_url: str, nats_url: str, subject_root: str
+) -> AsyncIterator[TableService]:
+    await migrate(database_url)
+    settings = load_settings(
+        database_url=database_url,
+        nats_url=nats_url,
+        subject_root=subject_root,
+        jwt_key=JWT_KEY,
+        grpc_host="127.0.0.1",
+        grpc_port=0,
+        shutdown_grace_seconds=1,
+        log_level="WARNING",
+        watch_poll_seconds=0.2,
+    )
+    service = TableService(settings)
+    await service.start()
+    try:
+        yield service
+    finally:
+        await service.stop(0)
+
+
+def target(service: TableService) -> str:
+    return f"127.0.0.1:{service.server.port}"
+
+
+async def first_move(client: TableClient, players: dict[str, TableClient], table_id: str) -> int:
+    """Play the first legal move of whoever must act; returns the new version."""
+    view = await client.get_table(table_id)
+    mover = players[PLAYERS[view.turn.seats[0]]]
+    mine = await mover.get_table(table_id)
+    reply = await mover.submit(table_id, mine.legal_actions[0], expected_version=mine.version)
+    return reply.view.version
+
+
+async def test_the_service_serves_without_nats_and_publishes_once_it_comes(
+    database_url: str, subject_root: str, tmp_path: Path
+) -> None:
+    nats_port = free_port()
+    with capture_logs() as logs:
+        async with (
+            running(database_url, f"nats://127.0.0.1:{nats_port}", subject_root) as service,
+            contextlib.AsyncExitStack() as stack,
+        ):
+            mm = await stack.enter_async_context(
+                TableClient(target(service), token("mm", Role.SERVICE))
+            )
+            players = {
+                p: await stack.enter_async_context(TableClient(target(service), token(p)))
+                for p in PLAYERS
+            }
+            table_id = (await mm.create_table(games_pb2.GAME_THREE_FIVE_EIGHT, PLAYERS)).table_id
+            version = await first_move(mm, players, table_id)
+            await asyncio.sleep(2.5)  # a few NATS reconnect attempts while it is down
+            server = EmbeddedNats(tmp_path / "nats", port=nats_port)
+            server.start()
+            try:
+                await wait_until_relayed(database_url)
+                published = await published_events(server.url, subject_root, table_id)
+                during = list(logs)  # before NATS stops again at the end
+            finally:
+                server.stop()
+    assert [p.event.position for p in published] == list(range(1, version + 1))
+    outage = [e for e in during if "unreachable" in e["event"]]
+    assert outage, "the outage is reported"
+    assert len(outage) <= 2, f"one warning per component and state change, got {outage}"
+    assert all(e["log_level"] == "warning" for e in outage)
+    assert any("reachable again" in e["event"] for e in during), "and so is the recovery"
+
+
+async def test_a_watcher_hears_another_replicas_move_through_the_poll(
+    database_url: str, subject_root: str
+) -> None:
+    """No NATS at all: the move of another process reaches the watcher by the poll alone."""
+    async with running(database_url, f"nats://127.0.0.1:{free_port()}", subject_root) as service:
+        other_store = await PostgresEventStore(database_url).open()
+        other = TableApp(other_store)
+        try:
+            async with TableClient(target(service), token("mm", Role.SERVICE)) as mm:
+                created = await mm.create_table(games_pb2.GAME_THREE_FIVE_EIGHT, PLAYERS)
+                async with TableClient(target(service), token("mod", Role.ADMIN)) as mod:
+                    stream = mod.watch(created.table_id)
+                    first = await anext(stream)
+                    table = await other.load(created.table_id)
+                    seat = table.game.turn(table.state).seats[0]
+                    await other.submit(
+                        created.table_id,
+                        lambda t: t.game.default_command(t.state, seat),
+                        request_id="elsewhere",
+                        actor=Actor(PLAYERS[seat], "player"),
+                    )
+                    async with asyncio.timeout(30):
+                        second = await anext(stream)
+                    await stream.aclose()
+        finally:
+            await other_store.close()
+    assert second.version > first.version
+
+
+async def test_idle_watchers_replay_nothing(
+    database_url: str, nats_url: str, subject_root: str
+) -> None:
+    """Sixty idle watch streams over tables the cache has evicted: a poll reads no event."""
+    tables = 60
+    async with running(database_url, nats_url, subject_root) as service:
+        service.app.tables._cache_size = 5  # most watched tables are evicted, as at scale
+        reads: list[str] = []
+        real_read = service.store.read
+
+        async def counted_read(stream: str, *args: Any, **kwargs: Any) -> list[RecordedEvent]:
+            reads.append(stream)
+            events: list[RecordedEvent] = await real_read(stream, *args, **kwargs)
+            return events
+
+        async with contextlib.AsyncExitStack() as stack:
+            mm = await stack.enter_async_context(
+                TableClient(target(service), token("mm", Role.SERVICE))
+            )
+            mod = await stack.enter_async_context(
+                TableClient(target(service), token("mod", Role.ADMIN))
+            )
+            ids = [
+                (await mm.create_table(games_pb2.GAME_THREE_FIVE_EIGHT, PLAYERS)).table_id
+                for _ in range(tables)
+            ]
+            streams = [mod.watch(t) for t in ids]
+            for stream in streams:
+                await anext(stream)  # each watcher has its first view and is now idle
+            service.store.read = counted_read  # type: ignore[method-assign]
+            try:
+                for _ in range(3):
+                    assert await service.poller.poll() == tables
+                await asyncio.sleep(1.0)  # and a few of the service's own polls
+            finally:
+                service.store.read = real_read  # type: ignore[method-assign]
+                for stream in streams:
+                    await stream.aclose()
+    assert reads == [], f"idle polls replayed {len(reads)} streams"
