@@ -12,6 +12,12 @@ with the clock's default moves, and checks after every command:
 * every event survives the JSON codec.
 
 And at the end: 18 deals scored, each summing to 0; fold(events) == the stepped state.
+
+A second walk tries, at random positions and at the first of each kind of turn, every
+command `legal_commands` leaves out — every contract and every card for every seat (and
+seats out of range), discards around each hand, the chance commands — and expects
+`decide` to refuse each with a RuleError: a rule dropped from `decide` but kept in
+`legal_commands` (e.g. following suit) cannot pass unseen.
 """
 
 from __future__ import annotations
@@ -25,20 +31,26 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import kozyr.games.three_five_eight as game
-from kozyr.games.base import decode_event, encode_event, registry_of
+from kozyr.games.base import RuleError, decode_event, encode_event, registry_of
 from kozyr.games.cards import Card
 from kozyr.games.three_five_eight import (
     DECK,
     CardExchanged,
     CardPlayed,
     CardsDealt,
+    ChooseContract,
     Command,
+    Contract,
+    DealCards,
     DealScored,
     DealSeedRevealed,
     Discard,
+    DrawFirstDealer,
     Event,
     GameEnded,
+    GiveCard,
     HandsCompleted,
+    PlayCard,
     State,
     TalonTaken,
 )
@@ -230,3 +242,102 @@ def test_fold_from_scratch_equals_stepping_and_is_deterministic(seed: int, cut: 
     assert game.fold({}, log[:k]) == states[k]
     decoded = [decode_event(REGISTRY, *encode_event(e)) for e in log]
     assert game.fold({}, decoded) == states[-1]
+
+
+# ------------------------------------------------- what legal_commands leaves out is refused
+
+UNLISTED = settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+CHECK_SHARE = 0.03
+"""Share of a walk's positions where every candidate command is tried (~30 a game)."""
+SEAT_NUMBERS = (-1, 0, 1, 2, 3)
+
+
+def _as_the_rules_compare(command: Command) -> object:
+    """A discard is a set of four cards (any order); other commands compare as they are.
+
+    Interned cards: ids tell them apart, and a discard naming a card twice stays a
+    four-id tuple that matches no listed combination.
+    """
+    if isinstance(command, Discard):
+        return (Discard, command.seat, tuple(sorted(map(id, command.cards))))
+    return command
+
+
+def _discards(state: State, seat: int, rng: random.Random) -> list[Command]:
+    """Discards around the seat's hand: some legal, most not (wrong size, a card twice,
+    a card it does not hold). Every 4 cards of the hand are listed, so a random one is
+    either listed or refused — nothing in between."""
+    hand = list(state.deal.hands[seat]) if state.deal is not None else []
+    foreign = [c for c in DECK if c not in hand]
+    picks: list[tuple[Card, ...]] = [(), tuple(rng.sample(DECK, 4))]
+    if len(hand) >= 5:
+        four = rng.sample(hand, 4)
+        picks += [
+            tuple(four),
+            tuple(reversed(four)),  # the same set in another order: legal too
+            tuple(four[:3]),
+            tuple(rng.sample(hand, 5)),
+            (*four[:3], four[0]),
+            (*four[:3], rng.choice(foreign)),
+        ]
+    return [Discard(seat, cards) for cards in picks]
+
+
+def candidate_commands(state: State, rng: random.Random) -> list[Command]:
+    """Every contract and every card of the deck for every seat (and two out of range),
+    discards around each hand, and both chance commands."""
+    commands: list[Command] = [DrawFirstDealer(rng.randbytes(32)), DealCards(rng.randbytes(32))]
+    for seat in SEAT_NUMBERS:
+        commands += [ChooseContract(seat, contract) for contract in Contract]
+        commands += [GiveCard(seat, c) for c in DECK]
+        commands += [PlayCard(seat, c) for c in DECK]
+        if 0 <= seat < 3:
+            commands += _discards(state, seat, rng)
+    return commands
+
+
+def check_unlisted_are_refused(state: State, rng: random.Random) -> int:
+    """Every candidate that no seat's `legal_commands` lists is refused with a RuleError
+    (at a chance turn: every player command, and the chance command not due)."""
+    t = game.turn(state)
+    listed = {
+        _as_the_rules_compare(c) for seat in range(3) for c in game.legal_commands(state, seat)
+    }
+    if t.is_chance:
+        due = game.chance_command(state, rng.randbytes(32))
+        listed.add(_as_the_rules_compare(due))
+        listed_kinds = {type(due)}
+    else:
+        listed_kinds = set()
+    refused = 0
+    for command in candidate_commands(state, rng):
+        if _as_the_rules_compare(command) in listed or type(command) in listed_kinds:
+            continue
+        try:
+            game.decide(state, command)
+        except RuleError:
+            refused += 1
+        else:
+            raise AssertionError(f"{command} is not listed at turn {t} but decide accepts it")
+    return refused
+
+
+@UNLISTED
+@given(seed=st.integers(min_value=0, max_value=2**64), must_trump=st.booleans())
+def test_every_command_legal_commands_leaves_out_is_refused(seed: int, must_trump: bool) -> None:
+    rng = random.Random(seed)
+    state = game.initial_state({"must_trump": must_trump})
+    checked_kinds: set[str] = set()
+    while not game.is_over(state):
+        t = game.turn(state)
+        if rng.random() < CHECK_SHARE or t.kind not in checked_kinds:
+            assert check_unlisted_are_refused(state, rng) > 0
+            checked_kinds.add(t.kind)
+        if t.is_chance:
+            command = game.chance_command(state, rng.randbytes(32))
+        else:
+            command = rng.choice(game.legal_commands(state, t.seats[0]))
+        for event in game.decide(state, command):
+            state = game.evolve(state, event)
+    check_unlisted_are_refused(state, rng)  # the game is over: nothing is legal
+    assert checked_kinds >= {"chance", "contract", "discard", "play"}
