@@ -15,7 +15,11 @@ history, its refusals' texts — is checked against the model at that item's ver
   declarer's talon and discards, its own exchange steps, its own team's signals;
 * no deal seed appears before the version of its `DealSeedRevealed`;
 * its history holds every event except, in Khözör, the other team's signals, and
-  Khözör's history never names a card (a named card might later fall asleep).
+  Khözör's history never names a card (a named card might later fall asleep);
+* versions are the seat's own (docs/api.md, "Versions"): a seat counts only the events
+  it may see, so its history is numbered 1, 2, 3 … without a gap and no number it gets
+  changes with the other team's signals. Items are matched to the admin history by
+  that numbering (`as_seen_by`).
 
 Data is plain JSON (views through `MessageToDict`), so a test can hand the checker a
 deliberately leaky dict and see it caught (tests/e2e/test_e2e_leak_checker.py).
@@ -27,7 +31,7 @@ import json
 import re
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal, Protocol
 
 from google.protobuf import json_format
@@ -362,13 +366,42 @@ def deal_seeds(admin: Sequence[LoggedEvent]) -> dict[str, int]:
     return seeds
 
 
+def shown_to(game: str, seat: int | None, event: LoggedEvent) -> bool:
+    """Whether `seat` (None: a spectator) may see the event at all."""
+    if game != KHOZOR_TEAMS or event.type not in SIGNAL_EVENTS:
+        return True
+    return seat is not None and event.data["seat"] % 2 == seat % 2
+
+
+def as_seen_by(game: str, admin: Sequence[LoggedEvent], seat: int | None) -> list[LoggedEvent]:
+    """The admin history numbered as `seat` counts versions: each event gets the number
+    of events up to it that the seat may see (one it may not see shares the number of
+    the last one it may: the seat's knowledge is the same either side of it)."""
+    count = 0
+    numbered = []
+    for event in sorted(admin, key=lambda e: e.version):
+        count += shown_to(game, seat, event)
+        numbered.append(replace(event, version=count))
+    return numbered
+
+
 def find_leaks(
-    game: str, admin: Sequence[LoggedEvent], seat: int | None, seen: Iterable[Seen]
+    game: str,
+    admin: Sequence[LoggedEvent],
+    seat: int | None,
+    seen: Iterable[Seen],
+    *,
+    log_numbers: bool = False,
 ) -> list[str]:
-    """Every problem with what `seat` (None: a spectator) received; [] when nothing leaked."""
+    """Every problem with what `seat` (None: a spectator) received; [] when nothing leaked.
+
+    Items carry the seat's own version numbers, or the log's with `log_numbers` (what a
+    moderator's tool shows)."""
     knowledge: Knowledge = MODELS[game]()
-    seeds = deal_seeds(admin)
     ordered = sorted(admin, key=lambda e: e.version)
+    if not log_numbers:
+        ordered = as_seen_by(game, ordered, seat)
+    seeds = deal_seeds(ordered)
     applied = 0
     problems: list[str] = []
     for item in sorted(seen, key=lambda s: s.version):
@@ -406,14 +439,10 @@ def _problems(
 def history_gaps(
     game: str, admin: Sequence[LoggedEvent], seat: int | None, history: Iterable[int]
 ) -> list[str]:
-    """A seat's history must list every event but, in Khözör, the other team's signals."""
-
-    def shown_to_seat(event: LoggedEvent) -> bool:
-        if game != KHOZOR_TEAMS or event.type not in SIGNAL_EVENTS:
-            return True
-        return seat is not None and event.data["seat"] % 2 == seat % 2
-
-    expected = [e.version for e in admin if shown_to_seat(e)]
+    """A seat's history must list every event but, in Khözör, the other team's signals,
+    numbered 1, 2, 3 … as the seat counts (no gap where a hidden event is)."""
+    shown = [e for e in admin if shown_to(game, seat, e)]
+    expected = list(range(1, len(shown) + 1))
     got = list(history)
     if got == expected:
         return []

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import asyncio
 import random
+import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -88,14 +90,24 @@ class _Pending:
 Chooser = Callable[[views_pb2.TableView], actions_pb2.Action | None]
 
 
+TAPS_PER_MINUTE = 5
+"""Half the service's limit (10 signal taps per seat in any 60 s, docs/api.md): a
+scripted player is never refused a tap, so it never waits for a view that cannot come
+(a refused tap leaves its turn open and sends no new view)."""
+
+
 def chooser(seat: Seat, rng: random.Random, signal_rate: float = 0.0) -> Chooser:
     """`Seat.choose`, plus a Khözör signal toggle now and then (they never end a turn)."""
+    taps: deque[float] = deque()
 
     def choose(view: views_pb2.TableView) -> actions_pb2.Action | None:
         if seat.seat not in view.turn.seats:
             return None
         toggles = [a for a in view.legal_actions if a.WhichOneof("action") == "toggle_signal"]
-        if toggles and rng.random() < signal_rate:
+        while taps and time.monotonic() - taps[0] > 60:
+            taps.popleft()
+        if toggles and rng.random() < signal_rate and len(taps) < TAPS_PER_MINUTE:
+            taps.append(time.monotonic())
             return rng.choice(toggles)
         return seat.choose(view)
 

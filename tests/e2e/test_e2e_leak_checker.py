@@ -31,6 +31,7 @@ from tests.e2e.leaks import (
     THREE_FIVE_EIGHT,
     LoggedEvent,
     Seen,
+    as_seen_by,
     find_leaks,
     history_gaps,
     seen_refusal,
@@ -63,11 +64,15 @@ class Played:
     def version_at(self, version: int) -> int:
         return next(at for at, _ in self.snapshots if at >= version)
 
+    def number(self, version: int, seat: int | None) -> int:
+        """The log's `version` as `seat` counts versions (docs/api.md, "Versions")."""
+        return as_seen_by(self.game_id, self.events, seat)[version - 1].version
+
     def view(self, version: int, seat: int | None) -> Seen:
         """The honest view of `seat` at (the end of the command holding) `version`."""
         at = self.version_at(version)
         state = self.state_at(version)
-        table_view = views_pb2.TableView(table_id="t", version=at)
+        table_view = views_pb2.TableView(table_id="t", version=self.number(at, seat))
         if seat is not None:
             table_view.seat = seat
         game_view = game_view_to_proto(self.game_id, self.game.view(state, seat))
@@ -86,12 +91,13 @@ class Played:
         return seen_view(table_view, "fake")
 
     def history(self, seat: int | None) -> list[Seen]:
-        seen = []
+        seen: list[Seen] = []
         for event, decoded in zip(self.events, self.decoded, strict=True):
             data = self.game.redact(decoded, seat)
             if data is not None:
                 entry = {"type": event.type, "data": data}
-                seen.append(Seen("history", event.version, entry, f"history v{event.version}"))
+                number = len(seen) + 1  # the seat numbers what it sees 1, 2, 3 …
+                seen.append(Seen("history", number, entry, f"history v{number}"))
         return seen
 
     def check(self, seat: int | None, seen: list[Seen]) -> list[str]:
@@ -180,6 +186,17 @@ def test_honest_khozor_data_passes(rounds: Played, seat: int | None) -> None:
     history = rounds.history(seat)
     assert rounds.check(seat, [*views, *history]) == []
     assert history_gaps(KHOZOR_TEAMS, rounds.events, seat, [h.version for h in history]) == []
+
+
+def test_a_history_numbered_by_the_log_is_caught(rounds: Played) -> None:
+    """Gaps where the other team's signals are would tell the seat they happened."""
+    seat = 0
+    by_log = [
+        e.version
+        for e in rounds.events
+        if e.type not in ("SignalSet", "SignalCleared") or e.data["seat"] % 2 == seat % 2
+    ]
+    assert history_gaps(KHOZOR_TEAMS, rounds.events, seat, by_log)
 
 
 # ------------------------------------------------------------------------ 3-5-8 leaks

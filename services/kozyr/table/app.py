@@ -39,12 +39,34 @@ from kozyr.table.texts import (
     stale_version,
     table_not_found,
     too_busy,
+    too_many_taps,
 )
 
 MAX_ATTEMPTS = 8
 """Retries of an unpinned command that keeps losing the optimistic-concurrency race."""
 
 TABLE_NAMESPACE = uuid.UUID("8f0f3f57-3a63-4c4e-9d1b-6a5f2a0e7c11")
+
+
+@dataclass(frozen=True, slots=True)
+class TapLimit:
+    """At most `taps` at-will moves (Khözör signal taps) per seat in any `window`.
+
+    Counted from the log (the times it recorded the seat's latest taps), so every
+    replica enforces the same limit: a tap decided against a table that misses another
+    replica's taps loses the append's version check and is decided again.
+    """
+
+    taps: int
+    window: timedelta
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.taps <= model.TAPS_KEPT:
+            raise ValueError(f"a tap limit is 1 to {model.TAPS_KEPT} taps, not {self.taps}")
+
+
+SIGNAL_TAPS = TapLimit(taps=10, window=timedelta(seconds=60))
+"""The documented default (docs/api.md): 10 signal taps per seat in any 60 seconds."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,8 +108,10 @@ class TableApp:
         notifier: TableNotifier | None = None,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
         new_seed: Callable[[], bytes] = lambda: secrets.token_bytes(32),
+        tap_limit: TapLimit = SIGNAL_TAPS,
     ) -> None:
         self.store = store
+        self.tap_limit = tap_limit
         self.tables = TableRepository(store)
         self.notifier = notifier or TableNotifier()
         self._clock = clock
@@ -102,11 +126,29 @@ class TableApp:
             raise table_not_found(table_id) from None
 
     async def history(
-        self, table_id: str, from_version: int, limit: int
-    ) -> tuple[Table, list[RecordedEvent]]:
-        table = await self.load(table_id)
-        events = await self.store.read(stream_of(table_id), from_version=from_version, limit=limit)
-        return table, events
+        self, table: Table, seat: int | None, from_version: int, limit: int, *, full: bool = False
+    ) -> list[tuple[int, RecordedEvent]]:
+        """Up to `limit` events of `table` that `seat` may see after its version
+        `from_version`, each with its number as `seat` counts (docs/api.md, "Versions").
+
+        `full` (a moderator): every event, numbered by its log position. Either way the
+        page stops at `table.version`, so numbers and the table agree.
+        """
+        stream = stream_of(table.table_id)
+        if full:
+            count = min(limit, table.version - from_version)
+            if count <= 0:
+                return []
+            events = await self.store.read(stream, from_version=from_version, limit=count)
+            return [(e.position, e) for e in events]
+        start = table.resume_after(seat, from_version)
+        end = min(table.resume_after(seat, from_version + limit - 1) + 1, table.version)
+        if end <= start:
+            return []
+        hidden = set(table.hidden_from(seat))
+        events = await self.store.read(stream, from_version=start, limit=end - start)
+        shown = [e for e in events if e.position not in hidden]
+        return [(from_version + i, e) for i, e in enumerate(shown, start=1)]
 
     # ------------------------------------------------------------------ creating
 
@@ -151,16 +193,20 @@ class TableApp:
         request_id: str,
         actor: Actor,
         expected_version: int | None = None,
+        viewer: int | None = None,
         check: Callable[[Table], object] | None = None,
         prelude: Callable[[Table], list[Any]] | None = None,
         command_key: str | None = None,
     ) -> Outcome:
         """Apply a move built against the current table.
 
-        `check` refuses a caller who may not act (it runs on every attempt); `prelude`
-        adds table-level events appended just before the move, in the same transaction
-        (a player retaking his seat); `command_key` identifies the request for
-        idempotency when the command itself depends on the state (ExpireTurn).
+        `expected_version` is the version as `viewer` (the acting seat) sees it: events
+        it may not see (the other team's signals) never make its move stale, and a
+        conflict caused by one is retried like any lost race. `check` refuses a caller
+        who may not act (it runs on every attempt); `prelude` adds table-level events
+        appended just before the move, in the same transaction (a player retaking his
+        seat); `command_key` identifies the request for idempotency when the command
+        itself depends on the state (ExpireTurn).
 
         The common path is one round trip: decide against the cached table and append
         at its version. The append's version check is the truth: a conflict, or any
@@ -174,7 +220,8 @@ class TableApp:
             table = await self._table(table_id, fresh=fresh)
             key = command_key or fingerprint(make_command(table))  # malformed: refused here
             try:
-                events, after = self._attempt(table, make_command, expected_version, check, prelude)
+                pin = None if expected_version is None else (expected_version, viewer)
+                events, after = self._attempt(table, make_command, pin, check, prelude)
             except InvalidArgument:
                 raise
             except Exception:
@@ -186,12 +233,8 @@ class TableApp:
                 raise
             try:
                 result, deadline = await self._append(table, after, events, request_id, actor, key)
-            except ConcurrencyConflict as conflict:
-                fresh = True
-                if expected_version is not None:
-                    if await self._answered(stream, request_id, key):
-                        return Outcome(await self.load(table_id), duplicate=True)
-                    raise stale_version(expected_version, conflict.actual) from None
+            except ConcurrencyConflict:
+                fresh = True  # a pinned move is then stale only if its viewer saw a change
                 continue
             return await self._outcome(table_id, after, result, deadline)
         raise too_busy()
@@ -200,21 +243,41 @@ class TableApp:
         self,
         table: Table,
         make_command: Callable[[Table], Any],
-        expected_version: int | None,
+        pin: tuple[int, int | None] | None,
         check: Callable[[Table], object] | None,
         prelude: Callable[[Table], list[Any]] | None,
     ) -> tuple[list[Any], Table]:
-        """(events to append, table after them) — or a refusal."""
+        """(events to append, table after them) — or a refusal.
+
+        `pin` is (expected version, the seat whose version it is)."""
         if check is not None:
             check(table)
-        if expected_version is not None and table.version != expected_version:
-            raise stale_version(expected_version, table.version)
+        if pin is not None and table.version_for(pin[1]) != pin[0]:
+            raise stale_version(pin[0], table.version_for(pin[1]))
         events = prelude(table) if prelude is not None else []
         ready = table
         for event in events:
             ready = model.apply(ready, event, ready.turn_deadline)
         decided, after = self._decide(ready, make_command(ready))
+        self._check_taps(table, decided)
         return [*events, *decided], after
+
+    def _check_taps(self, table: Table, events: Sequence[Any]) -> None:
+        """Refuse taps beyond the limit: RESOURCE_EXHAUSTED, nothing appended."""
+        tapped_by = getattr(table.game, "tapped_by", None)
+        if tapped_by is None:
+            return
+        new = [seat for seat in map(tapped_by, events) if seat is not None]
+        if not new:
+            return
+        limit = self.tap_limit
+        since = self._clock() - limit.window
+        for seat in set(new):
+            recent = [t for t in table.taps_of(seat) if t is None or t > since]
+            if len(recent) + new.count(seat) > limit.taps:
+                oldest = min((t for t in recent if t is not None), default=since)
+                wait = max(1, int((oldest - since).total_seconds()) + 1)
+                raise too_many_taps(limit.taps, int(limit.window.total_seconds()), wait)
 
     async def _table(self, table_id: str, *, fresh: bool) -> Table:
         cached = None if fresh else self.tables.cached(table_id)
@@ -366,6 +429,7 @@ class TableApp:
         if result.duplicate:
             return Outcome(await self.load(table_id), duplicate=True)
         stored = replace(after, turn_deadline=_parse_deadline(deadline))
+        stored = model.stamped(stored, result.events[-1].recorded_at)
         assert stored.version == result.version, "the fold and the log agree on the version"
         self.tables.remember(stored)
         self.notifier.notify(table_id, stored.version)

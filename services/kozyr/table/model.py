@@ -84,9 +84,23 @@ def track_deals(deals: tuple[DealProof, ...], event: Any) -> tuple[DealProof, ..
     return deals
 
 
+TAPS_KEPT = 64
+"""How many of each seat's latest taps a table remembers (the tap limit's ceiling)."""
+
+Taps = tuple[datetime | None, ...]
+"""A seat's latest taps, oldest first: when each was recorded (None: not yet stored)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Table:
-    """A table as of `version` (the number of events folded so far)."""
+    """A table as of `version` (the number of events folded so far).
+
+    `version` is the log's. A viewer's version (`version_for`) counts only the events
+    that viewer may see: `private` lists the log positions of the others, with the
+    seats that see them, and `unseen` how many each seat (index = seat) and spectators
+    (last index) cannot see. `taps` are each seat's latest at-will moves (Khözör's
+    signal taps) with the time the log recorded them, for the per-seat tap limit.
+    """
 
     table_id: str
     game_id: str
@@ -98,6 +112,32 @@ class Table:
     version: int
     turn_deadline: datetime | None = None
     deals: tuple[DealProof, ...] = ()
+    private: tuple[tuple[int, tuple[int, ...]], ...] = ()
+    unseen: tuple[int, ...] = ()
+    taps: tuple[Taps, ...] = ()
+
+    def version_for(self, seat: int | None) -> int:
+        """The version as `seat` sees it (None: a spectator): events it may see."""
+        if not self.unseen:
+            return self.version
+        return self.version - self.unseen[len(self.seats) if seat is None else seat]
+
+    def hidden_from(self, seat: int | None) -> list[int]:
+        """The log positions of the events `seat` may not see, in order."""
+        return [position for position, seats in self.private if seat not in seats]
+
+    def resume_after(self, seat: int | None, seen: int) -> int:
+        """The log version to read after, for `seat` that has seen its first `seen`
+        events: right before the next event it may see (the table's version if none)."""
+        position = seen
+        for hidden in self.hidden_from(seat):
+            if hidden > position + 1:
+                break
+            position += 1
+        return min(position, self.version)
+
+    def taps_of(self, seat: int) -> Taps:
+        return self.taps[seat] if self.taps else ()
 
     def seat_of(self, player_id: str) -> int | None:
         """The seat of a player at this table, or None for a spectator."""
@@ -156,8 +196,11 @@ def game_registry(game: Decider) -> dict[str, type]:
     return registry_of(game.EVENTS)
 
 
-def apply(table: Table | None, event: Any, deadline: datetime | None = None) -> Table:
-    """Fold one decoded event into the table (the next version)."""
+def apply(
+    table: Table | None, event: Any, deadline: datetime | None = None, at: datetime | None = None
+) -> Table:
+    """Fold one decoded event into the table (the next version); `at`: when the log
+    recorded it (None while it is not stored yet)."""
     if isinstance(event, TableCreated):
         if table is not None:
             raise ValueError("TableCreated can only start a stream")
@@ -168,12 +211,52 @@ def apply(table: Table | None, event: Any, deadline: datetime | None = None) -> 
         control = list(table.control)
         control[event.seat] = event.control
         return replace(table, control=tuple(control), version=table.version + 1)
-    return replace(
+    after = replace(
         table,
         state=table.game.evolve(table.state, event),
         version=table.version + 1,
         turn_deadline=deadline,
         deals=track_deals(table.deals, event),
+    )
+    return _track_tap(_track_audience(after, event), event, at)
+
+
+def _track_audience(table: Table, event: Any) -> Table:
+    """Note an event some viewers may not see (the game's optional `audience` hook)."""
+    audience = getattr(table.game, "audience", None)
+    seats: tuple[int, ...] | None = audience(event) if audience is not None else None
+    if seats is None:
+        return table
+    viewers = len(table.seats) + 1  # every seat, then spectators
+    unseen = table.unseen or (0,) * viewers
+    return replace(
+        table,
+        private=(*table.private, (table.version, seats)),
+        unseen=tuple(n if i in seats else n + 1 for i, n in enumerate(unseen)),
+    )
+
+
+def _track_tap(table: Table, event: Any, at: datetime | None) -> Table:
+    """Remember a seat's tap (the game's optional `tapped_by` hook) and when it was."""
+    tapped_by = getattr(table.game, "tapped_by", None)
+    seat: int | None = tapped_by(event) if tapped_by is not None else None
+    if seat is None:
+        return table
+    taps = list(table.taps or ((),) * len(table.seats))
+    taps[seat] = (*taps[seat], at)[-TAPS_KEPT:]
+    return replace(table, taps=tuple(taps))
+
+
+def stamped(table: Table, at: datetime) -> Table:
+    """The table with `at` as the time of taps folded before the log recorded them.
+
+    The table service folds a command's events before appending them; once the store
+    says when it recorded them, the cached table takes that time, as a reload would.
+    """
+    if not any(t is None for taps in table.taps for t in taps):
+        return table
+    return replace(
+        table, taps=tuple(tuple(at if t is None else t for t in taps) for taps in table.taps)
     )
 
 

@@ -36,7 +36,7 @@ def fold_recorded(table: Table | None, events: list[RecordedEvent]) -> Table | N
     """Fold stored events into a table (None before its creation event)."""
     for event in events:
         decoded: Any = model.decode(table, event.type, event.data)
-        table = model.apply(table, decoded, deadline_of(event))
+        table = model.apply(table, decoded, deadline_of(event), event.recorded_at)
     return table
 
 

@@ -70,7 +70,7 @@ def table_view(table: Table, seat: int | None) -> views_pb2.TableView:
     view = views_pb2.TableView(
         table_id=table.table_id,
         game=GAME_CODES[table.game_id],
-        version=table.version,
+        version=table.version_for(seat),
         finished=table.is_over,
         seats=[
             views_pb2.SeatInfo(seat=i, player_id=p, control=CONTROL_CODES[table.control[i]])
@@ -185,8 +185,9 @@ class TableServicer(pb_grpc.TableServiceServicer):
         requested = _optional(request, "seat")
         with self.app.notifier.watching(table_id) as watch:
             # Registered before the first read, so no append after it goes unheard.
-            watch.hear((await self.app.load(table_id)).version)  # NOT_FOUND first
-            sent = b""
+            table = await self.app.load(table_id)  # NOT_FOUND first
+            watch.hear(table.version)
+            last, sent = self._resume(table, access.viewer_seat(principal, table, requested), last)
             while not self.shutting_down.is_set():
                 changed = watch.changed()
                 if watch.heard > last:
@@ -201,6 +202,19 @@ class TableServicer(pb_grpc.TableServiceServicer):
                         last = table.version
                         continue
                 await _first_of(changed, self.shutting_down)
+
+    def _resume(self, table: Table, seat: int | None, seen: int) -> tuple[int, bytes]:
+        """Where a watch that has seen `seat`'s version `seen` stands: the log version
+        it has seen, and the content of the view it holds (b"": none known).
+
+        Versions are counted per viewer (docs/api.md, "Versions"): at the seat's current
+        version the client holds the current view, whatever the log holds besides.
+        """
+        current = table.version_for(seat)
+        if current > seen:
+            return seen, b""  # below the log's version: the current view is sent at once
+        held = _content(self.views.view(table, seat)) if current == seen else b""
+        return table.version + seen - current, held
 
     async def SubmitAction(
         self, request: pb.SubmitActionRequest, context: grpc.aio.ServicerContext
@@ -224,6 +238,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
             request_id=request_id,
             actor=actor_of(principal),
             expected_version=expected,
+            viewer=seat,
             check=lambda t: access.acting_seat(principal, t, requested),
             prelude=lambda t: retake(principal, t, seat),
         )
@@ -239,11 +254,12 @@ class TableServicer(pb_grpc.TableServiceServicer):
         start = validation.version(request.from_version, "from_version")
         size = validation.page_size(request.page_size)
         requested = _optional(request, "seat")
-        table, events = await self.app.history(table_id, start, size)
+        table = await self.app.load(table_id)
         seat = access.viewer_seat(principal, table, requested)
         full = principal.role is Role.ADMIN and requested is None
+        page = await self.app.history(table, seat, start, size, full=full)
         shown = []
-        for event in events:
+        for number, event in page:
             data = history_data(table, event, seat, full)
             if data is None:
                 continue
@@ -251,17 +267,16 @@ class TableServicer(pb_grpc.TableServiceServicer):
             stamp.FromDatetime(event.recorded_at)
             shown.append(
                 pb.HistoryEvent(
-                    version=event.position,
+                    version=number,
                     type=event.type,
                     data_json=json.dumps(data, sort_keys=True),
                     recorded_at=stamp,
                 )
             )
-        more = bool(events) and events[-1].position < table.version
+        version = table.version if full else table.version_for(seat)
+        last = page[-1][0] if page else 0
         return pb.GetHistoryResponse(
-            events=shown,
-            next_from_version=events[-1].position if more else 0,
-            version=table.version,
+            events=shown, next_from_version=last if last < version else 0, version=version
         )
 
     async def ExpireTurn(

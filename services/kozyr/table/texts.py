@@ -12,6 +12,7 @@ from kozyr.runtime.errors import (
     InvalidArgument,
     NotFound,
     PermissionDenied,
+    ResourceExhausted,
 )
 
 
@@ -45,6 +46,26 @@ def too_busy() -> Aborted:
             "en": "The table is too busy right now: try again.",
             "ro": "Masa este prea aglomerată acum: încearcă din nou.",
             "it": "Il tavolo è troppo occupato ora: riprova.",
+        },
+    )
+
+
+def too_many_taps(taps: int, window_seconds: int, retry_seconds: int) -> ResourceExhausted:
+    """A seat signalled more often than the tap limit allows (docs/api.md)."""
+    return ResourceExhausted(
+        "TOO_MANY_SIGNALS",
+        {
+            "en": f"Too many signals: at most {taps} in {window_seconds} seconds. "
+            f"Try again in {retry_seconds} s.",
+            "ro": f"Prea multe semnale: cel mult {taps} în {window_seconds} secunde. "
+            f"Încearcă din nou peste {retry_seconds} s.",
+            "it": f"Troppi segnali: al massimo {taps} in {window_seconds} secondi. "
+            f"Riprova tra {retry_seconds} s.",
+        },
+        metadata={
+            "limit": str(taps),
+            "windowSeconds": str(window_seconds),
+            "retryAfterSeconds": str(retry_seconds),
         },
     )
 

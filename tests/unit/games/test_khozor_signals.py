@@ -3,10 +3,13 @@ seen by the signaller's team only."""
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from kozyr.games.base import RuleError
 from kozyr.games.khozor_teams import (
+    SEATS,
     CardsLed,
     ClearReason,
     DrawOpeningTeam,
@@ -19,11 +22,15 @@ from kozyr.games.khozor_teams import (
     State,
     Team,
     ToggleSignal,
+    audience,
+    chance_command,
     decide,
     evolve,
     fold,
     initial_state,
+    legal_commands,
     redact,
+    tapped_by,
     turn,
     view,
 )
@@ -153,3 +160,32 @@ def test_signals_are_seen_by_the_signaller_s_team_only() -> None:
     assert view(state, None)["signals"] == []
     assert redact(events[0], None) is None
     assert redact(events[0], 4) == {"seat": 2, "kind": "three_set"}
+
+
+def test_audience_says_exactly_who_may_see_an_event_and_taps_are_the_seat_s_own() -> None:
+    """The table numbers versions per viewer from `audience`, and limits taps per seat
+    from `tapped_by`: both must agree with the rules' own redaction and decisions."""
+    rng = random.Random(8)
+    state = initial_state({})
+    seen: set[str] = set()
+    for _ in range(400):
+        t = turn(state)
+        if t.is_chance:
+            command: object = chance_command(state, rng.randbytes(32))
+        else:
+            seat = rng.randrange(SEATS)
+            taps = [c for c in legal_commands(state, seat) if isinstance(c, ToggleSignal)]
+            moves = legal_commands(state, rng.choice(t.seats))
+            command = rng.choice(taps) if taps and rng.random() < 0.3 else rng.choice(moves)
+        state, events = _step(state, command)
+        for event in events:
+            seen.add(type(event).__name__)
+            seats = audience(event)
+            for viewer in (None, *range(SEATS)):
+                hidden = seats is not None and viewer not in seats
+                assert (redact(event, viewer) is None) is hidden, (event, viewer)
+            toggled = command.seat if isinstance(command, ToggleSignal) else None
+            assert tapped_by(event) == (
+                toggled if isinstance(event, SignalSet | SignalCleared) else None
+            )
+    assert {"SignalSet", "SignalCleared", "CardsLed"} <= seen

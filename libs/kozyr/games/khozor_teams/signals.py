@@ -13,7 +13,14 @@ from collections.abc import Sequence
 from kozyr.games.cards import Card
 from kozyr.games.khozor_teams.leads import holds_set
 from kozyr.games.khozor_teams.messages import SignalCleared, SignalSet, ToggleSignal
-from kozyr.games.khozor_teams.model import SEATS, ClearReason, Phase, SignalKind, State
+from kozyr.games.khozor_teams.model import (
+    SEATS,
+    ClearReason,
+    Phase,
+    SignalKind,
+    State,
+    team_of,
+)
 from kozyr.games.khozor_teams.texts import refuse
 
 SIGNAL_KINDS = (SignalKind.THREE_SET, SignalKind.FIVE_SET)
@@ -37,6 +44,32 @@ def decide_toggle(state: State, command: ToggleSignal) -> list[SignalSet | Signa
     if not holds_set(state.hands[command.seat], command.kind):
         raise refuse("SIGNAL_NOT_TRUE")
     return [SignalSet(command.seat, command.kind)]
+
+
+def audience(event: object) -> tuple[int, ...] | None:
+    """The seats that may see `event` at all; None: every viewer, spectators included.
+
+    A signal event is seen by the signaller's team only. The table counts versions per
+    viewer from this (docs/api.md, "Versions"), so the other team cannot see even that a
+    signal happened: no version, history position or page size changes with it.
+    Agrees with `redact(event, seat) is None` (a property test checks it).
+    """
+    if isinstance(event, SignalSet | SignalCleared):
+        return team_of(event.seat).seats
+    return None
+
+
+def tapped_by(event: object) -> int | None:
+    """The seat whose own tap this event records (a set, or a clear by tapping again).
+
+    Taps are the only moves a seat may make at any moment, so the table rate-limits
+    them per seat; clears the rules make by themselves (broken, round end) are no tap.
+    """
+    if isinstance(event, SignalSet):
+        return event.seat
+    if isinstance(event, SignalCleared) and event.reason is ClearReason.TAPPED:
+        return event.seat
+    return None
 
 
 def broken_signals(state: State, seat: int, hand: Sequence[Card]) -> list[SignalCleared]:

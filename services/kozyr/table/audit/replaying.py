@@ -128,7 +128,7 @@ def _decoded(events: Sequence[RecordedEvent]) -> Iterator[tuple[RecordedEvent, A
     for event in events:
         try:
             decoded = model.decode(table, event.type, event.data)
-            table = model.apply(table, decoded, deadline_of(event))
+            table = model.apply(table, decoded, deadline_of(event), event.recorded_at)
         except Exception as err:
             raise AuditError(
                 f"event #{event.position} ({event.type}) cannot be replayed: {describe_error(err)}"

@@ -205,7 +205,7 @@ class _Auditor:
         if problem is not None:
             return problem
         try:
-            self.table = model.apply(self.table, decoded, deadline_of(event))
+            self.table = model.apply(self.table, decoded, deadline_of(event), event.recorded_at)
         except Exception as err:
             return _problem(event, Check.DOES_NOT_FOLD, describe_error(err))
         return None
