@@ -19,6 +19,7 @@ from kozyr.eventstore.model import (
     EventStore,
     NewEvent,
     RecordedEvent,
+    Snapshot,
     StreamHead,
     VerifyReport,
 )
@@ -36,6 +37,7 @@ __all__ = [
     "PostgresEventStore",
     "RecordedEvent",
     "SchemaNotMigrated",
+    "Snapshot",
     "StoreUnavailable",
     "StreamCorrupted",
     "StreamHead",

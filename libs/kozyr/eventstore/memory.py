@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -23,6 +24,7 @@ from kozyr.eventstore.model import (
     AppendResult,
     NewEvent,
     RecordedEvent,
+    Snapshot,
     StreamHead,
     VerifyReport,
 )
@@ -34,6 +36,8 @@ class _Stream:
     events: list[RecordedEvent] = field(default_factory=list)
     head_hash: bytes = GENESIS_HASH
     requests: dict[str, tuple[bytes, int, int]] = field(default_factory=dict)
+    snapshots: dict[str, Snapshot] = field(default_factory=dict)
+    """At most one per key, like the `snapshots` table."""
 
     @property
     def version(self) -> int:
@@ -139,6 +143,32 @@ class InMemoryEventStore:
 
     async def verify(self, stream: str) -> VerifyReport:
         return verify_events(stream, await self.head(stream), await self.read(stream))
+
+    async def save_snapshot(
+        self, stream: str, version: int, key: str, data: Mapping[str, Any]
+    ) -> bool:
+        """Keep `data` as the stream's snapshot at `version` for `key`, like PostgreSQL:
+        only at an existing event, only newer than the key's snapshot, other keys dropped."""
+        state = self._streams.get(stream)
+        if state is None or not 1 <= version <= state.version:
+            return False
+        current = state.snapshots.get(key)
+        if current is not None and current.version >= version:
+            return False
+        copied = json.loads(json.dumps(data))  # stored as JSON, like jsonb: no shared dicts
+        event_hash = state.events[version - 1].hash
+        state.snapshots = {key: Snapshot(stream, version, key, copied, event_hash)}
+        return True
+
+    async def read_snapshot(self, stream: str, key: str) -> Snapshot | None:
+        """The key's snapshot of the stream if its event is still the one it was saved at."""
+        state = self._streams.get(stream)
+        snapshot = state.snapshots.get(key) if state is not None else None
+        if snapshot is None or state is None:
+            return None
+        if state.events[snapshot.version - 1].hash != snapshot.event_hash:
+            return None
+        return dataclasses.replace(snapshot, data=json.loads(json.dumps(snapshot.data)))
 
     def tamper(self, stream: str, position: int, **changes: Any) -> None:
         """Test hook: overwrite fields of a stored event, as a rogue DBA would a row.

@@ -112,6 +112,25 @@ class VerifyReport:
             raise StreamCorrupted(self.stream, position, self.failure, self.detail)
 
 
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """A stream's state as some reader folded it up to `version`: only an optimisation.
+
+    The event store keeps snapshots beside the log but never trusts them for anything:
+    `data` is whatever JSON object the reader saved, `key` names the code that folded it
+    (a reader ignores snapshots of another key), and `event_hash` is the hash of the
+    stream's event at `version`, so that a snapshot no longer matching the log is never
+    handed out. Deleting every snapshot is always safe (docs/eventstore.md).
+    """
+
+    stream: str
+    version: int
+    key: str
+    data: dict[str, Any]
+    event_hash: str
+    """Lowercase hex hash of the stream's event at `version`, copied when it was saved."""
+
+
 class EventStore(Protocol):
     """The contract shared by `PostgresEventStore` and `InMemoryEventStore`."""
 
@@ -141,3 +160,9 @@ class EventStore(Protocol):
     ) -> AppendResult | None: ...
 
     async def verify(self, stream: str) -> VerifyReport: ...
+
+    async def save_snapshot(
+        self, stream: str, version: int, key: str, data: Mapping[str, Any]
+    ) -> bool: ...
+
+    async def read_snapshot(self, stream: str, key: str) -> Snapshot | None: ...

@@ -68,6 +68,11 @@ def _new_recorded_event(
     return event
 
 
+def decode_json(text: str) -> Any:
+    """One jsonb value read as text (no padding around it, so the bare scanner does)."""
+    return _decode_json(text, 0)[0]
+
+
 def events_from_rows(rows: Sequence[Sequence[Any]]) -> list[RecordedEvent]:
     """Rows starting with `statements.EVENT_COLUMNS` → events, in row order.
 

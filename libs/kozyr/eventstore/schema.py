@@ -9,6 +9,7 @@ A test checks that a migrated database and this metadata agree.
 - `events`: the append-only log (a trigger refuses UPDATE, DELETE and TRUNCATE).
 - `stream_requests`: one row per (stream, request id): makes appends idempotent.
 - `outbox`: events not yet acknowledged by JetStream; the relay deletes rows after the ack.
+- `snapshots`: readers' folded states, one per (stream, key): disposable, never the truth.
 """
 
 from __future__ import annotations
@@ -90,4 +91,20 @@ outbox = Table(
     Column("global_position", BigInteger, primary_key=True, autoincrement=False),
     Column("subject", Text, nullable=False),
     Column("enqueued_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
+)
+
+snapshots = Table(
+    "snapshots",
+    metadata,
+    # No foreign keys: a snapshot is checked against the events row at its version
+    # (same hash) whenever it is read, and may be deleted at any time.
+    Column("stream", Text, nullable=False),
+    Column("key", Text, nullable=False),
+    Column("version", BigInteger, nullable=False),
+    Column("event_hash", LargeBinary, nullable=False),
+    Column("data", JSONB, nullable=False),
+    Column("saved_at", DateTime(timezone=True), nullable=False),
+    PrimaryKeyConstraint("stream", "key", name="snapshots_pkey"),
+    CheckConstraint("version >= 1", name="snapshots_version_positive"),
+    CheckConstraint("octet_length(event_hash) = 32", name="snapshots_event_hash_sha256"),
 )

@@ -105,3 +105,29 @@ REQUEST: Final = """
 SELECT fingerprint, first_position, last_position FROM stream_requests
  WHERE stream = $1 AND request_id = $2
 """
+
+SAVE_SNAPSHOT: Final = """
+WITH target AS (
+    SELECT hash FROM events WHERE stream = $1 AND position = $2
+), cleared AS (
+    DELETE FROM snapshots
+     WHERE stream = $1 AND key <> $3 AND EXISTS (SELECT 1 FROM target)
+)
+INSERT INTO snapshots AS s (stream, key, version, event_hash, data, saved_at)
+SELECT $1, $3, $2, hash, $4::jsonb, $5 FROM target
+ON CONFLICT (stream, key) DO UPDATE
+   SET version = EXCLUDED.version, event_hash = EXCLUDED.event_hash,
+       data = EXCLUDED.data, saved_at = EXCLUDED.saved_at
+ WHERE s.version < EXCLUDED.version
+RETURNING s.version
+"""
+"""$1 stream, $2 version, $3 key, $4 data (jsonb text), $5 saved_at. Stores the snapshot
+only at an existing event (copying its hash) and only newer than the key's last one;
+drops the stream's snapshots of other keys (code that folds differently)."""
+
+READ_SNAPSHOT: Final = """
+SELECT s.version, s.data::text, s.event_hash FROM snapshots s
+  JOIN events e ON e.stream = s.stream AND e.position = s.version AND e.hash = s.event_hash
+ WHERE s.stream = $1 AND s.key = $2
+"""
+"""A snapshot only while the event it was saved at is still in the log, unchanged."""

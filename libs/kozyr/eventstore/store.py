@@ -48,10 +48,11 @@ from kozyr.eventstore.model import (
     AppendResult,
     NewEvent,
     RecordedEvent,
+    Snapshot,
     StreamHead,
     VerifyReport,
 )
-from kozyr.eventstore.rows import events_from_rows
+from kozyr.eventstore.rows import decode_json, events_from_rows
 from kozyr.eventstore.urls import asyncpg_dsn
 from kozyr.eventstore.verification import verify_events
 
@@ -320,6 +321,32 @@ class PostgresEventStore:
             StreamHead(stream=stream, version=head[0], head_hash=head[1].hex()) if head else None
         )
         return verify_events(stream, stream_head, events_from_rows(rows))
+
+    # -- snapshots (an optimisation for readers, never a source of truth) --------------
+
+    async def save_snapshot(
+        self, stream: str, version: int, key: str, data: Mapping[str, Any]
+    ) -> bool:
+        """Keep `data` as the stream's state at `version` folded by `key`'s code.
+
+        False (nothing stored) when the stream has no event at `version` or the key
+        already has a snapshot at least as new. Snapshots of other keys are dropped.
+        """
+        text = json.dumps(data, ensure_ascii=False)
+        async with self._connect() as connection:
+            row = await connection.fetchrow(
+                statements.SAVE_SNAPSHOT, stream, version, key, text, self._clock()
+            )
+        return row is not None
+
+    async def read_snapshot(self, stream: str, key: str) -> Snapshot | None:
+        """The stream's snapshot for `key`, if the event it was saved at is unchanged."""
+        async with self._connect() as connection:
+            row = await connection.fetchrow(statements.READ_SNAPSHOT, stream, key)
+        if row is None:
+            return None
+        data = decode_json(row[1])
+        return Snapshot(stream, int(row[0]), key, data, bytes(row[2]).hex())
 
     # -- helpers ---------------------------------------------------------------------
 

@@ -3,6 +3,8 @@
 The cache is only an optimisation (DESIGN.md §4): a cached table is always brought up
 to date by reading the events after its version, so several replicas writing the same
 table stay correct — the event store's optimistic concurrency decides who wins.
+A table missing from the cache starts from its snapshot when one is usable (another
+optimisation, see `kozyr.table.snapshots`), else from its first event.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from typing import Any
 from kozyr.eventstore import EventStore, RecordedEvent
 from kozyr.table import model
 from kozyr.table.model import Table
+from kozyr.table.snapshots import EVERY, TableSnapshots
 
 STREAM_PREFIX = "table-"
 
@@ -43,10 +46,14 @@ def fold_recorded(table: Table | None, events: list[RecordedEvent]) -> Table | N
 class TableRepository:
     """Tables by id, from the log, with an LRU cache of recent tables."""
 
-    def __init__(self, store: EventStore, *, cache_size: int = 2_000) -> None:
+    def __init__(
+        self, store: EventStore, *, cache_size: int = 2_000, snapshot_every: int = EVERY
+    ) -> None:
+        """`snapshot_every` events between snapshots of a table; 0 turns snapshots off."""
         self.store = store
         self._cache: OrderedDict[str, Table] = OrderedDict()
         self._cache_size = cache_size
+        self.snapshots = TableSnapshots(store, snapshot_every)
 
     def cached(self, table_id: str) -> Table | None:
         """The newest version of the table this process knows, without reading the log.
@@ -59,9 +66,10 @@ class TableRepository:
 
     async def load(self, table_id: str) -> Table:
         """The table as of the latest event in the log; TableNotFound if none."""
-        cached = self._cache.get(table_id)
+        stream = stream_of(table_id)
+        cached = self._cache.get(table_id) or await self.snapshots.read(stream, table_id)
         start = cached.version if cached is not None else 0
-        events = await self.store.read(stream_of(table_id), from_version=start)
+        events = await self.store.read(stream, from_version=start)
         table = fold_recorded(cached, events)
         if table is None:
             raise TableNotFound(table_id)
@@ -85,6 +93,8 @@ class TableRepository:
         cached = self._cache.get(table.table_id)
         if cached is None or cached.version < table.version:
             self._cache[table.table_id] = table
+            self.snapshots.consider(stream_of(table.table_id), table)
         self._cache.move_to_end(table.table_id)
         while len(self._cache) > self._cache_size:
-            self._cache.popitem(last=False)
+            evicted, _ = self._cache.popitem(last=False)
+            self.snapshots.forget(evicted)

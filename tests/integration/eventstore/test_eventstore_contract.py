@@ -36,6 +36,7 @@ from kozyr.eventstore import (
 from kozyr.eventstore.urls import asyncpg_dsn
 
 Tamper = Callable[[str, int, dict[str, Any]], Awaitable[None]]
+Rehash = Callable[[str, int, str], Awaitable[None]]
 
 
 @dataclass
@@ -44,6 +45,8 @@ class Backend:
     store: EventStore
     tamper: Tamper
     """Overwrite the data of one stored event behind the store's back."""
+    rehash: Rehash
+    """Overwrite the hash (hex) of one stored event behind the store's back."""
 
 
 @pytest.fixture(params=["memory", pytest.param("postgres", marks=pytest.mark.integration)])
@@ -66,7 +69,10 @@ async def backend(postgres_url: str | None) -> AsyncIterator[Backend]:
         async def tamper_memory(stream: str, position: int, data: dict[str, Any]) -> None:
             memory.tamper(stream, position, data=data)
 
-        yield Backend("memory", memory, tamper_memory)
+        async def rehash_memory(stream: str, position: int, event_hash: str) -> None:
+            memory.tamper(stream, position, hash=event_hash)
+
+        yield Backend("memory", memory, tamper_memory, rehash_memory)
         return
     await migrate(postgres_url)
     store = PostgresEventStore(postgres_url)
@@ -86,7 +92,20 @@ async def backend(postgres_url: str | None) -> AsyncIterator[Backend]:
         finally:
             await connection.close()
 
-    yield Backend("postgres", store, tamper_postgres)
+    async def rehash_postgres(stream: str, position: int, event_hash: str) -> None:
+        connection = await asyncpg.connect(asyncpg_dsn(postgres_url))
+        try:
+            await connection.execute("SET session_replication_role = replica")
+            await connection.execute(
+                "UPDATE events SET hash = $1 WHERE stream = $2 AND position = $3",
+                bytes.fromhex(event_hash),
+                stream,
+                position,
+            )
+        finally:
+            await connection.close()
+
+    yield Backend("postgres", store, tamper_postgres, rehash_postgres)
     await store.close()
 
 
@@ -407,6 +426,87 @@ async def test_verify_names_the_first_altered_event(backend: Backend) -> None:
     with pytest.raises(StreamCorrupted) as raised:
         report.raise_if_corrupted()
     assert (raised.value.stream, raised.value.position) == (stream, 3)
+
+
+# -- snapshots: an optimisation beside the log, never trusted ---------------------------
+
+SNAPSHOT = {"hands": [["7H", "8H"], []], "nested": {"turn": 3, "over": False, "seed": None}}
+
+
+async def test_a_snapshot_reads_back_tied_to_the_event_it_was_saved_at(backend: Backend) -> None:
+    stream = new_stream()
+    result = await backend.store.append(stream, 0, played("7H", "8H", "9H"), request_id="a")
+
+    assert await backend.store.save_snapshot(stream, 2, "fold-1", SNAPSHOT)
+    snapshot = await backend.store.read_snapshot(stream, "fold-1")
+
+    assert snapshot is not None
+    assert (snapshot.stream, snapshot.version, snapshot.key) == (stream, 2, "fold-1")
+    assert snapshot.data == SNAPSHOT
+    assert snapshot.event_hash == result.events[1].hash
+    snapshot.data["nested"]["turn"] = 99  # the caller's copy: the stored one is unchanged
+    again = await backend.store.read_snapshot(stream, "fold-1")
+    assert again is not None
+    assert again.data == SNAPSHOT
+
+
+async def test_no_snapshot_is_read_for_an_unknown_stream_or_key(backend: Backend) -> None:
+    stream = new_stream()
+    await backend.store.append(stream, 0, played("7H"), request_id="a")
+    await backend.store.save_snapshot(stream, 1, "fold-1", SNAPSHOT)
+
+    assert await backend.store.read_snapshot(stream, "fold-2") is None
+    assert await backend.store.read_snapshot(new_stream(), "fold-1") is None
+
+
+@pytest.mark.parametrize("version", [0, 3])
+async def test_a_snapshot_at_no_event_is_not_stored(backend: Backend, version: int) -> None:
+    stream = new_stream()
+    await backend.store.append(stream, 0, played("7H", "8H"), request_id="a")
+
+    assert not await backend.store.save_snapshot(stream, version, "fold-1", SNAPSHOT)
+    assert not await backend.store.save_snapshot(new_stream(), 1, "fold-1", SNAPSHOT)
+    assert await backend.store.read_snapshot(stream, "fold-1") is None
+
+
+async def test_an_older_snapshot_never_replaces_a_newer_one(backend: Backend) -> None:
+    stream = new_stream()
+    await backend.store.append(stream, 0, played("7H", "8H", "9H"), request_id="a")
+
+    assert await backend.store.save_snapshot(stream, 2, "fold-1", {"at": 2})
+    assert not await backend.store.save_snapshot(stream, 1, "fold-1", {"at": 1})
+    assert not await backend.store.save_snapshot(stream, 2, "fold-1", {"at": "2 again"})
+    assert await backend.store.save_snapshot(stream, 3, "fold-1", {"at": 3})
+
+    snapshot = await backend.store.read_snapshot(stream, "fold-1")
+    assert snapshot is not None
+    assert (snapshot.version, snapshot.data) == (3, {"at": 3})
+
+
+async def test_a_snapshot_of_another_key_replaces_the_old_code_s_one(backend: Backend) -> None:
+    stream, other = new_stream(), new_stream()
+    await backend.store.append(stream, 0, played("7H", "8H"), request_id="a")
+    await backend.store.append(other, 0, played("7H"), request_id="a")
+    await backend.store.save_snapshot(stream, 2, "old-code", {"by": "old"})
+    await backend.store.save_snapshot(other, 1, "old-code", {"by": "old"})
+
+    assert await backend.store.save_snapshot(stream, 1, "new-code", {"by": "new"})
+
+    assert await backend.store.read_snapshot(stream, "old-code") is None
+    assert await backend.store.read_snapshot(other, "old-code") is not None  # other streams kept
+    snapshot = await backend.store.read_snapshot(stream, "new-code")
+    assert snapshot is not None
+    assert snapshot.data == {"by": "new"}
+
+
+async def test_a_snapshot_whose_event_changed_is_never_handed_out(backend: Backend) -> None:
+    stream = new_stream()
+    await backend.store.append(stream, 0, played("7H", "8H"), request_id="a")
+    await backend.store.save_snapshot(stream, 2, "fold-1", SNAPSHOT)
+
+    await backend.rehash(stream, 2, "ab" * 32)
+
+    assert await backend.store.read_snapshot(stream, "fold-1") is None
 
 
 # -- refusing what cannot be stored faithfully -----------------------------------------

@@ -20,7 +20,7 @@ from kozyr.eventstore.urls import asyncpg_dsn
 
 pytestmark = pytest.mark.integration
 
-TABLES = {"streams", "events", "stream_requests", "outbox"}
+TABLES = {"streams", "events", "stream_requests", "outbox", "snapshots"}
 
 
 async def tables(database_url: str) -> set[str]:

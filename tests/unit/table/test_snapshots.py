@@ -1,0 +1,236 @@
+"""Table snapshots are an optimisation only: whole games of both games, played through the
+real TableApp on the in-memory event store, load from a snapshot exactly as a full replay
+folds them — at the end, from any version in between, and never from a snapshot that is
+unusable (another key, another table, unreadable): then the load replays everything.
+
+A `ReadLog` wraps the store to record which versions a load read from, so a test can tell
+a snapshot load (reads only what follows the snapshot) from a full replay (reads from 0).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kozyr.eventstore import InMemoryEventStore, NewEvent, RecordedEvent
+from kozyr.games import khozor_teams, three_five_eight
+from kozyr.table import model, snapshots
+from kozyr.table.app import TableApp
+from kozyr.table.model import Table
+from kozyr.table.repository import TableRepository, fold_recorded, stream_of
+from kozyr.table.snapshots import SnapshotError, decode_table, encode_table, fold_key
+from tests.unit.table.test_audit_games import play_to_the_end
+
+GAMES = [three_five_eight.GAME_ID, khozor_teams.GAME_ID]
+
+
+class ReadLog(InMemoryEventStore):
+    """The in-memory store, noting the `from_version` of every `read` (a spy, no stub)."""
+
+    def __init__(self, clock: Callable[[], datetime] = lambda: datetime.now(UTC)) -> None:
+        super().__init__(clock=clock)
+        self.reads_from: list[int] = []
+
+    async def read(
+        self, stream: str, from_version: int = 0, limit: int | None = None
+    ) -> list[RecordedEvent]:
+        self.reads_from.append(from_version)
+        return await super().read(stream, from_version, limit)
+
+
+@dataclass
+class Game:
+    """A finished table in its store, and every version of it folded from the log."""
+
+    store: ReadLog
+    table: Table
+    events: list[RecordedEvent]
+    folds: list[Table] = field(default_factory=list)
+    """folds[v - 1]: the table replayed from its first event up to version v."""
+
+    @property
+    def stream(self) -> str:
+        return stream_of(self.table.table_id)
+
+
+async def _play(game_id: str, seed: int, *, snapshot_every: int) -> Game:
+    rng = random.Random(seed)
+    store = ReadLog()
+    app = TableApp(store, new_seed=lambda: rng.randbytes(32))
+    app.tables = TableRepository(store, snapshot_every=snapshot_every)
+    table = await play_to_the_end(app, game_id, rng)
+    await app.tables.snapshots.flush()
+    return await _folded(store, table)
+
+
+async def _folded(store: ReadLog, table: Table) -> Game:
+    events = await store.read(stream_of(table.table_id))
+    folds: list[Table] = []
+    for event in events:
+        folded = fold_recorded(folds[-1] if folds else None, [event])
+        assert folded is not None
+        folds.append(folded)
+    return Game(store, table, events, folds)
+
+
+_PLAYED: dict[str, Game] = {}
+_UNSNAPSHOTTED: list[Game] = []
+
+
+async def unsnapshotted() -> Game:
+    """A whole 3-5-8 game in a store of its own with no snapshot: a copy of one game,
+    played once per session, for a test to save the snapshots it wants."""
+    if not _UNSNAPSHOTTED:
+        _UNSNAPSHOTTED.append(await _play(three_five_eight.GAME_ID, 5, snapshot_every=0))
+    events = _UNSNAPSHOTTED[0].events
+    times = iter(e.recorded_at for e in events)
+    store = ReadLog(clock=lambda: next(times))
+    for event in events:
+        metadata = {k: v for k, v in event.metadata.items() if k != "request_id"}
+        await store.append(
+            event.stream,
+            event.position - 1,
+            [NewEvent(event.type, event.data, event.schema_version)],
+            request_id=str(event.position),
+            metadata=metadata,
+        )
+    game = await _folded(store, _UNSNAPSHOTTED[0].table)
+    assert game.folds == _UNSNAPSHOTTED[0].folds
+    return game
+
+
+async def played(game_id: str) -> Game:
+    """One whole game per game, snapshotted as the service does, played once per session.
+
+    Tests must not save snapshots into its store: they play their own game for that.
+    """
+    if game_id not in _PLAYED:
+        _PLAYED[game_id] = await _play(game_id, 8, snapshot_every=snapshots.EVERY)
+    return _PLAYED[game_id]
+
+
+async def cold_load(game: Game) -> tuple[Table, list[int]]:
+    """The table as a fresh repository (empty cache) loads it, and the versions it read."""
+    game.store.reads_from.clear()
+    table = await TableRepository(game.store).load(game.table.table_id)
+    return table, list(game.store.reads_from)
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+async def test_a_finished_table_loads_from_its_final_snapshot_as_a_replay_folds_it(
+    game_id: str,
+) -> None:
+    game = await played(game_id)
+    snapshot = await game.store.read_snapshot(game.stream, fold_key())
+    assert snapshot is not None
+    assert snapshot.version == game.table.version
+
+    table, reads_from = await cold_load(game)
+
+    assert table == game.folds[-1]
+    assert reads_from == [game.table.version]  # nothing before the snapshot was read
+    assert table.is_over
+    assert table.game.result(table.state) == game.table.game.result(game.table.state)
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+async def test_every_version_of_a_whole_game_survives_the_snapshot_codec(game_id: str) -> None:
+    for folded in (await played(game_id)).folds:
+        stored = json.loads(json.dumps(encode_table(folded)))  # as jsonb gives it back
+        assert decode_table(stored) == folded
+
+
+@pytest.mark.parametrize("share", [0.1, 0.5, 0.9, 1.0])
+async def test_a_snapshot_in_mid_game_plus_the_events_after_it_is_the_whole_table(
+    share: float,
+) -> None:
+    game = await unsnapshotted()
+    version = int(len(game.folds) * share)
+    data = encode_table(game.folds[version - 1])
+    assert await game.store.save_snapshot(game.stream, version, fold_key(), data)
+
+    table, reads_from = await cold_load(game)
+
+    assert table == game.folds[-1]
+    assert reads_from == [version]
+
+
+async def test_tables_in_play_are_snapshotted_every_so_many_events() -> None:
+    game = await unsnapshotted()
+    repository = TableRepository(game.store, snapshot_every=40)
+    for folded in game.folds[: 2 * 40 + 7]:
+        repository.remember(folded)
+        await repository.snapshots.flush()
+        snapshot = await game.store.read_snapshot(game.stream, fold_key())
+        expected = folded.version - folded.version % 40
+        assert (snapshot.version if snapshot else 0) == expected
+
+
+@pytest.mark.parametrize(
+    "spoil",
+    [
+        pytest.param(lambda data: data | {"format": 0}, id="other-format"),
+        pytest.param(lambda data: data | {"game_id": "chess"}, id="unknown-game"),
+        pytest.param(lambda data: data | {"fields": {"bogus": 1}}, id="bad-fields"),
+        pytest.param(lambda data: _replace_state(data, {"o": ["Path", []]}), id="foreign-class"),
+        pytest.param(lambda data: _replace_state(data, {"c": "1X"}), id="no-such-card"),
+        pytest.param(lambda data: _set_field(data, "table_id", "another"), id="another-table"),
+        pytest.param(lambda data: _set_field(data, "version", 3), id="another-version"),
+    ],
+)
+async def test_an_unusable_snapshot_means_a_full_replay(spoil: Any) -> None:
+    game = await unsnapshotted()
+    version = len(game.folds) // 2
+    data = spoil(encode_table(game.folds[version - 1]))
+    await game.store.save_snapshot(game.stream, version, fold_key(), data)
+
+    table, reads_from = await cold_load(game)
+
+    assert table == game.folds[-1]
+    assert reads_from == [0]
+
+
+async def test_a_snapshot_of_another_fold_key_is_ignored() -> None:
+    game = await unsnapshotted()
+    data = encode_table(game.folds[100])
+    await game.store.save_snapshot(game.stream, 101, "code-before-a-rule-change", data)
+
+    table, reads_from = await cold_load(game)
+
+    assert table == game.folds[-1]
+    assert reads_from == [0]
+
+
+def test_the_fold_key_covers_the_rules_the_table_model_and_the_codec() -> None:
+    sources = set(snapshots.fold_sources())
+    for module in (three_five_eight.transitions, khozor_teams.rules, model, snapshots):
+        assert Path(module.__file__ or "") in sources
+    assert len(fold_key()) == 32
+
+
+async def test_a_table_holding_a_class_the_codec_cannot_name_is_not_snapshotted() -> None:
+    @dataclass(frozen=True)
+    class Foreign:
+        value: int
+
+    folded = (await played(three_five_eight.GAME_ID)).folds[10]
+    with pytest.raises(SnapshotError):
+        encode_table(dataclasses.replace(folded, state=Foreign(1)))
+    with pytest.raises(SnapshotError):
+        encode_table(dataclasses.replace(folded, options={"when": 1.5}))
+
+
+def _replace_state(data: dict[str, Any], state: Any) -> dict[str, Any]:
+    return _set_field(data, "state", state)
+
+
+def _set_field(data: dict[str, Any], name: str, value: Any) -> dict[str, Any]:
+    return data | {"fields": data["fields"] | {name: value}}
