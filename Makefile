@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed-stamp
 PROTO_STAMP := libs/kozyr/api/.generated-stamp
 PROTOS := $(shell find protos -name '*.proto' 2>/dev/null)
 
-.PHONY: install proto run test lint fmt bench clean
+.PHONY: install proto run test chaos lint fmt bench clean
 
 install: $(STAMP) $(PROTO_STAMP)
 
@@ -33,6 +33,11 @@ run: install
 ## The whole test suite: unit, integration and e2e, against real servers.
 test: install
 	$(BIN)/python -m pytest
+
+## Fault scenarios under load (PostgreSQL stopped/frozen, NATS stopped, SIGKILL, SIGTERM,
+## relay leader killed), each on its own servers and within 60 s; not part of `make test`.
+chaos: install
+	$(BIN)/python -m pytest tests/chaos -p no:cacheprovider
 
 lint: install
 	$(BIN)/ruff check .

@@ -16,6 +16,10 @@ import pytest
 
 from kozyr.infra import EmbeddedNats, Infrastructure, libpq_dsn, provision
 
+collect_ignore = ["chaos"]
+"""The fault scenarios run on their own (`make chaos`, after `make test` in CI): each
+owns its servers and takes up to a minute. Naming tests/chaos explicitly still runs them."""
+
 
 @pytest.fixture(scope="session")
 def infra(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Infrastructure]:

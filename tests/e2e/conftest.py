@@ -73,6 +73,11 @@ class TableServiceProcess:
     def running(self) -> bool:
         return self._proc is not None and self._proc.poll() is None
 
+    @property
+    def pid(self) -> int | None:
+        """The running process's id (to tell which replica holds a database session)."""
+        return self._proc.pid if self.running and self._proc is not None else None
+
     async def start(self) -> None:
         """Start the process and return once its health check answers SERVING."""
         if self.running:

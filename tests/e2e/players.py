@@ -32,6 +32,9 @@ REFUSALS = frozenset({grpc.StatusCode.ABORTED, grpc.StatusCode.FAILED_PRECONDITI
 
 RECONNECT_DELAY = 0.1
 
+RECONNECT_ON = frozenset({grpc.StatusCode.UNAVAILABLE})
+"""The service went away: reconnect, re-send the unanswered move, resume the watch."""
+
 
 @dataclass(frozen=True)
 class Refusal:
@@ -44,6 +47,15 @@ class Refusal:
     texts: tuple[str, ...]
     """The status message, every localized message and every ErrorInfo metadata value."""
     metadata: dict[str, str]
+
+
+@dataclass(frozen=True)
+class Acknowledged:
+    """A move the service answered OK: the request id and the version its reply showed."""
+
+    request_id: str
+    version: int
+    duplicate: bool
 
 
 @dataclass
@@ -65,6 +77,7 @@ class SeatLog:
     refusals: list[Refusal] = field(default_factory=list)
     history: list[pb.HistoryEvent] = field(default_factory=list)
     connections: list[WatchConnection] = field(default_factory=list)
+    acknowledged: list[Acknowledged] = field(default_factory=list)
     submitted: int = 0
     duplicates: int = 0
     disconnects: int = 0
@@ -141,6 +154,11 @@ class Gate:
 class ScriptedClient:
     """One seat's (or a spectator's) client, played until the table is finished."""
 
+    reconnect_on: frozenset[grpc.StatusCode] = RECONNECT_ON
+    """Codes after which the client reconnects and re-sends its pending move."""
+    reads_history = True
+    """Read the seat's history at the end (for the leak checks)."""
+
     def __init__(
         self,
         target: Callable[[], str],
@@ -170,10 +188,11 @@ class ScriptedClient:
                     await self._resend_pending(client)
                     await self._follow(client)
                     if self._finished:
-                        self.log.history = await client.history(self.table_id)
+                        if self.reads_history:
+                            self.log.history = await client.history(self.table_id)
                         return self.log
             except grpc.aio.AioRpcError as error:
-                if error.code() != grpc.StatusCode.UNAVAILABLE:
+                if error.code() not in self.reconnect_on:
                     raise
             # The service went away (or ended the stream while stopping): try again.
             self.log.disconnects += 1
@@ -212,12 +231,7 @@ class ScriptedClient:
         assert pending is not None
         try:
             self.log.submitted += 1
-            response = await client.submit(
-                self.table_id,
-                pending.action,
-                request_id=pending.request_id,
-                expected_version=pending.version,
-            )
+            response = await self._send(client, pending)
         except grpc.aio.AioRpcError as error:
             if error.code() not in REFUSALS:
                 raise  # UNAVAILABLE: `run` reconnects and re-sends
@@ -225,9 +239,21 @@ class ScriptedClient:
             self.log.refusals.append(_refusal(pending.version, error))
             return None
         self._pending = None
+        self.log.acknowledged.append(
+            Acknowledged(pending.request_id, response.view.version, response.duplicate)
+        )
         self.log.duplicates += response.duplicate
         self.log.submit_views.append(response.view)
         return response.view
+
+    async def _send(self, client: TableClient, pending: _Pending) -> pb.SubmitActionResponse:
+        """One SubmitAction call of the pending move (same request id on every attempt)."""
+        return await client.submit(
+            self.table_id,
+            pending.action,
+            request_id=pending.request_id,
+            expected_version=pending.version,
+        )
 
 
 def _refusal(acted_on: int, error: grpc.aio.AioRpcError) -> Refusal:

@@ -46,13 +46,18 @@ async def wait_until_relayed(database_url: str) -> None:
 
 async def published_events(nats_url: str, subject_root: str, table_id: str) -> list[Published]:
     """Every message on `<root>.table.<table_id>.>`, in stream order, via a durable consumer."""
+    return await published_tables(nats_url, subject_root, f"{table_id}.>")
+
+
+async def published_tables(nats_url: str, subject_root: str, tables: str = ">") -> list[Published]:
+    """Every message on `<root>.table.<tables>` (default: every table), in stream order."""
     nc = await nats.connect(nats_url)
     js = nc.jetstream()
     stream = jetstream_name("table", subject_root)
     spec = DurableConsumer(
         stream=stream,
         durable=f"e2e-{uuid.uuid4().hex[:12]}",
-        filter_subjects=(f"{subject_root}.table.{table_id}.>",),
+        filter_subjects=(f"{subject_root}.table.{tables}",),
     )
     found: list[Published] = []
     try:

@@ -168,6 +168,24 @@ class EmbeddedPostgres:
             self._log.close()
             self._log = None
 
+    def freeze(self) -> None:
+        """SIGSTOP the whole server (postmaster and every backend): a hung database.
+
+        Connections stay open and calls neither fail nor answer, unlike `stop()`. The
+        server runs in its own session, so its process group is exactly its processes.
+        """
+        self._signal_group(signal.SIGSTOP)
+
+    def thaw(self) -> None:
+        """SIGCONT after `freeze()`: every process resumes where it stopped."""
+        self._signal_group(signal.SIGCONT)
+
+    def _signal_group(self, sig: int) -> None:
+        if not self.running:
+            raise RuntimeError("PostgreSQL is not running")
+        assert self._proc is not None
+        os.killpg(self._proc.pid, sig)
+
     @property
     def running(self) -> bool:
         return self._proc is not None and self._proc.poll() is None

@@ -1,0 +1,126 @@
+"""One scenario's own servers: PostgreSQL, NATS and 1-3 table service processes.
+
+Never the machine's shared servers (KOZYR_DATABASE_URL / KOZYR_NATS_URL are ignored):
+a scenario stops, freezes and restarts them. Everything runs from copies of the
+template's data directories, in the test's temporary directory, on free ports.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import shutil
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import asyncpg
+import psutil
+
+from kozyr.bus.relay import RELAY_LOCK_KEY
+from kozyr.infra import EmbeddedNats, EmbeddedPostgres, free_port, libpq_dsn
+from tests.chaos.template import SUBJECT_ROOT, TableSetup, Template
+from tests.e2e.conftest import TableServiceProcess, service_env
+
+LEADER_WAIT_SECONDS = 20.0
+
+_LEADER_PORT = """
+SELECT a.client_port
+  FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+ WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
+   AND l.classid::bigint = $1 AND l.objid::bigint = $2
+"""
+
+
+@dataclass
+class Stack:
+    """The running servers of one scenario."""
+
+    postgres: EmbeddedPostgres
+    nats: EmbeddedNats
+    services: list[TableServiceProcess]
+    tables: tuple[TableSetup, ...]
+
+    @property
+    def database_url(self) -> str:
+        return self.postgres.url()
+
+    def start_postgres(self) -> None:
+        """Start PostgreSQL again (blocks the loop for a moment, on purpose).
+
+        The server is spawned with a `preexec_fn`; forked from a worker thread while
+        gRPC's threads run, the child was seen to die (SIGSEGV) before exec, so the
+        fork happens on the loop's own thread, as the service processes' do.
+        """
+        self.postgres.start()
+
+    def start_nats(self) -> None:
+        """Start NATS again, on the loop's thread like `start_postgres`."""
+        self.nats.start()
+
+    def log_tails(self) -> str:
+        """Every service's log tail, for a failure message."""
+        return "\n".join(f"== {s.log_path.name}\n{s.log_tail(20)}" for s in self.services)
+
+    async def relay_leader(self) -> TableServiceProcess | None:
+        """The replica whose relay holds the leader's advisory lock (None: nobody yet).
+
+        The lock lives on the relay's own database session: PostgreSQL tells that
+        session's client port, and the replica is the process with that local port.
+        """
+        connection = await asyncpg.connect(libpq_dsn(self.database_url))
+        try:
+            port = await connection.fetchval(
+                _LEADER_PORT, RELAY_LOCK_KEY >> 32, RELAY_LOCK_KEY & 0xFFFFFFFF
+            )
+        finally:
+            await connection.close()
+        if port is None:
+            return None
+        for service in self.services:
+            if service.pid is not None and port in _local_ports(service.pid):
+                return service
+        return None
+
+    async def new_relay_leader(
+        self, not_this: TableServiceProcess | None = None
+    ) -> TableServiceProcess:
+        """Wait (bounded) until a running replica other than `not_this` leads the relay."""
+        async with asyncio.timeout(LEADER_WAIT_SECONDS):
+            while True:
+                leader = await self.relay_leader()
+                if leader is not None and leader is not not_this and leader.running:
+                    return leader
+                await asyncio.sleep(0.2)
+
+
+def _local_ports(pid: int) -> set[int]:
+    with contextlib.suppress(psutil.Error):
+        return {c.laddr.port for c in psutil.Process(pid).net_connections(kind="tcp")}
+    return set()
+
+
+@contextlib.asynccontextmanager
+async def chaos_stack(template: Template, root: Path, replicas: int = 1) -> AsyncIterator[Stack]:
+    """Copies of the template's servers and `replicas` service processes on them."""
+    shutil.copytree(template.postgres_dir, root / "postgres")
+    shutil.copytree(template.nats_dir, root / "nats")
+    postgres = EmbeddedPostgres(root / "postgres", durable=False)
+    nats_server = EmbeddedNats(root / "nats")
+    services: list[TableServiceProcess] = []
+    try:
+        postgres.start()  # on the loop's thread: see `start_postgres`
+        nats_server.start()
+        for number in range(replicas):
+            port = free_port()
+            env = service_env(postgres.url(), nats_server.url, SUBJECT_ROOT, port)
+            services.append(TableServiceProcess(env, port, root / f"table{number}.log"))
+        await asyncio.gather(*(s.start() for s in services))
+        yield Stack(postgres, nats_server, services, template.tables)
+    finally:
+        for service in services:
+            service.kill()
+        if postgres.running:
+            postgres.thaw()  # a scenario that failed while it was frozen
+        nats_server.stop()
+        postgres.stop()
