@@ -84,6 +84,8 @@ class TableService:
         self.server.add_shutdown_hook(self._stop_poller)
         self.server.add_shutdown_hook(self._stop_relay)
         self.server.add_shutdown_hook(self.store.close)
+        # Hooks run newest first: snapshots being saved finish before the pool closes.
+        self.server.add_shutdown_hook(self.app.tables.snapshots.flush)
         return await self._serve()
 
     async def _stop_poller(self) -> None:
