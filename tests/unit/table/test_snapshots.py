@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -33,11 +33,21 @@ GAMES = [three_five_eight.GAME_ID, khozor_teams.GAME_ID]
 
 
 class ReadLog(InMemoryEventStore):
-    """The in-memory store, noting the `from_version` of every `read` (a spy, no stub)."""
+    """The in-memory store, noting the `from_version` of every `read` and every snapshot
+    stored (a spy, no stub)."""
 
     def __init__(self, clock: Callable[[], datetime] = lambda: datetime.now(UTC)) -> None:
         super().__init__(clock=clock)
         self.reads_from: list[int] = []
+        self.saved: list[tuple[int, dict[str, Any]]] = []
+
+    async def save_snapshot(
+        self, stream: str, version: int, key: str, data: Mapping[str, Any]
+    ) -> bool:
+        stored = await super().save_snapshot(stream, version, key, data)
+        if stored:
+            self.saved.append((version, json.loads(json.dumps(data))))
+        return stored
 
     async def read(
         self, stream: str, from_version: int = 0, limit: int | None = None
@@ -55,6 +65,11 @@ class Game:
     events: list[RecordedEvent]
     folds: list[Table] = field(default_factory=list)
     """folds[v - 1]: the table replayed from its first event up to version v."""
+
+    @property
+    def saved(self) -> list[tuple[int, dict[str, Any]]]:
+        """(version, data) of every snapshot saved while the game was played."""
+        return self.store.saved
 
     @property
     def stream(self) -> str:
@@ -139,6 +154,20 @@ async def test_a_finished_table_loads_from_its_final_snapshot_as_a_replay_folds_
     assert reads_from == [game.table.version]  # nothing before the snapshot was read
     assert table.is_over
     assert table.game.result(table.state) == game.table.game.result(game.table.state)
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+async def test_every_snapshot_saved_during_play_is_the_replayed_table(game_id: str) -> None:
+    game = await played(game_id)
+    versions = [version for version, _ in game.saved]
+
+    periodic = versions[:-1]  # at the first version 100 past the last (appends add several)
+    gaps = [b - a for a, b in zip([0, *periodic], periodic, strict=False)]
+    assert periodic
+    assert all(100 <= gap < 120 for gap in gaps)
+    assert versions[-1] == game.table.version  # and once more at the end
+    for version, data in game.saved:
+        assert decode_table(data) == game.folds[version - 1]
 
 
 @pytest.mark.parametrize("game_id", GAMES)
