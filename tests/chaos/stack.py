@@ -45,19 +45,6 @@ class Stack:
     def database_url(self) -> str:
         return self.postgres.url()
 
-    def start_postgres(self) -> None:
-        """Start PostgreSQL again (blocks the loop for a moment, on purpose).
-
-        The server is spawned with a `preexec_fn`; forked from a worker thread while
-        gRPC's threads run, the child was seen to die (SIGSEGV) before exec, so the
-        fork happens on the loop's own thread, as the service processes' do.
-        """
-        self.postgres.start()
-
-    def start_nats(self) -> None:
-        """Start NATS again, on the loop's thread like `start_postgres`."""
-        self.nats.start()
-
     def log_tails(self) -> str:
         """Every service's log tail, for a failure message."""
         return "\n".join(f"== {s.log_path.name}\n{s.log_tail(20)}" for s in self.services)
@@ -109,8 +96,8 @@ async def chaos_stack(template: Template, root: Path, replicas: int = 1) -> Asyn
     nats_server = EmbeddedNats(root / "nats")
     services: list[TableServiceProcess] = []
     try:
-        postgres.start()  # on the loop's thread: see `start_postgres`
-        nats_server.start()
+        await asyncio.to_thread(postgres.start)
+        await asyncio.to_thread(nats_server.start)
         for number in range(replicas):
             port = free_port()
             env = service_env(postgres.url(), nats_server.url, SUBJECT_ROOT, port)

@@ -44,7 +44,7 @@ async def test_postgres_stopped_then_restarted(template: Template, tmp_path: Pat
         await load.until_acknowledged(WARM_UP_MOVES)
         await asyncio.to_thread(stack.postgres.stop)
         await asyncio.sleep(POSTGRES_DOWN_SECONDS)
-        stack.start_postgres()
+        await asyncio.to_thread(stack.postgres.start)
         await _survives(load)
         _single_unrestarted_service(stack)
 
@@ -64,7 +64,7 @@ async def test_nats_stopped_then_restarted(template: Template, tmp_path: Path) -
         await load.until_acknowledged(WARM_UP_MOVES)
         await asyncio.to_thread(stack.nats.stop)
         await asyncio.sleep(NATS_DOWN_SECONDS)
-        stack.start_nats()
+        await asyncio.to_thread(stack.nats.start)
         await _survives(load)
         _single_unrestarted_service(stack)
 

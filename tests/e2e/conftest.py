@@ -33,7 +33,7 @@ from nats.js.errors import NotFoundError
 from kozyr.bus.streams import jetstream_name
 from kozyr.eventstore import migrate
 from kozyr.infra import Infrastructure, free_port, libpq_dsn
-from kozyr.infra.servers import die_with_parent
+from kozyr.infra.servers import spawn
 from kozyr.table.service import SERVICE_NAME
 from tests.support.tables import JWT_KEY
 
@@ -85,13 +85,13 @@ class TableServiceProcess:
         self._log = self.log_path.open("ab")
         self._log.write(f"---- start #{self.starts + 1}\n".encode())
         self._log.flush()
-        # Popen, not asyncio's subprocess: kill() and stop() must work from sync teardown.
-        self._proc = subprocess.Popen(  # noqa: ASYNC220 — spawning does not block
+        # Popen, not asyncio's subprocess: kill() and stop() must work from sync teardown;
+        # `spawn`, not a preexec_fn: forking while the test's gRPC clients run can crash.
+        self._proc = spawn(
             [sys.executable, "-m", "kozyr.table"],
             env=self.env,
             stdout=self._log,
             stderr=subprocess.STDOUT,
-            preexec_fn=die_with_parent,
             start_new_session=True,
         )
         self.starts += 1

@@ -20,7 +20,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 _PR_SET_PDEATHSIG = 1
 _PG_SYSTEM_USER = "kozyr_pg"
@@ -38,6 +38,40 @@ def die_with_parent() -> None:
     """In the child before exec: receive SIGINT when the parent process dies."""
     libc = ctypes.CDLL("libc.so.6", use_errno=True)
     libc.prctl(_PR_SET_PDEATHSIG, signal.SIGINT)
+
+
+_LAUNCHER = """
+import ctypes, os, signal, sys
+uid, gid, parent = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+if gid >= 0:
+    os.setgroups([])
+    os.setgid(gid)
+if uid >= 0:
+    os.setuid(uid)
+ctypes.CDLL("libc.so.6").prctl(1, signal.SIGINT)
+if os.getppid() != parent:
+    sys.exit(1)
+os.execv(sys.argv[4], sys.argv[4:])
+"""
+"""Switches user, asks for SIGINT when the parent dies (after the switch, which would
+clear it), then execs the server: what `preexec_fn=die_with_parent` and `user=` did."""
+
+
+def spawn(args: list[str], *, user: str | None = None, **popen: Any) -> subprocess.Popen[bytes]:
+    """Start a server process that dies with this one, safely from a process using gRPC.
+
+    `preexec_fn` and `user=` make Python fork (not vfork), and a fork while gRPC's
+    threads are busy runs gRPC's fork handlers: the child was seen to die (SIGSEGV,
+    abort) before exec. So the child is a small launcher, started by vfork, that
+    does the same in a fresh interpreter and execs the server.
+    """
+    uid = gid = -1
+    if user is not None:
+        entry = pwd.getpwnam(user)
+        uid, gid = entry.pw_uid, entry.pw_gid
+    launcher = [sys.executable, "-I", "-S", "-c", _LAUNCHER, str(uid), str(gid), str(os.getpid())]
+    program = shutil.which(args[0]) or args[0]  # the launcher may not read PATH's Python
+    return subprocess.Popen([*launcher, program, *args[1:]], **popen)
 
 
 def _postgres_home() -> Path:
@@ -143,10 +177,9 @@ class EmbeddedPostgres:
                 "-c",
                 "full_page_writes=off",
             ]
-        self._proc = subprocess.Popen(
-            args, user=user, stdout=self._log, stderr=subprocess.STDOUT,
-            preexec_fn=die_with_parent, start_new_session=True,
-        )  # fmt: skip
+        self._proc = spawn(
+            args, user=user, stdout=self._log, stderr=subprocess.STDOUT, start_new_session=True
+        )
         _wait_for_port(self.port, self._proc, "PostgreSQL", timeout)
         self._wait_ready(user, timeout)
 
@@ -217,11 +250,10 @@ class EmbeddedNats:
     def start(self, timeout: float = 30.0) -> None:
         self.data_dir.mkdir(parents=True, exist_ok=True)
         self._log = (self.data_dir.parent / f"{self.data_dir.name}.log").open("ab")
-        self._proc = subprocess.Popen(
+        self._proc = spawn(
             [self.binary(), "-a", "127.0.0.1", "-p", str(self.port), "-js",
              "-sd", str(self.data_dir)],
-            stdout=self._log, stderr=subprocess.STDOUT,
-            preexec_fn=die_with_parent, start_new_session=True,
+            stdout=self._log, stderr=subprocess.STDOUT, start_new_session=True,
         )  # fmt: skip
         _wait_for_port(self.port, self._proc, "NATS", timeout)
 
