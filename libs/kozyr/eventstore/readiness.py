@@ -27,7 +27,7 @@ SELECT coalesce(array_agg(name ORDER BY name), '{}')
 """$1 table names: those that the connection's search_path does not find."""
 
 
-async def missing_tables(database_url: str, *, timeout: float = 5.0) -> tuple[str, ...]:
+async def missing_tables(database_url: str, *, wait_seconds: float = 5.0) -> tuple[str, ...]:
     """The event store tables `database_url` lacks (empty: migrated).
 
     One short connection of its own, so that a check never waits for (or holds) a
@@ -37,11 +37,13 @@ async def missing_tables(database_url: str, *, timeout: float = 5.0) -> tuple[st
     with translate_errors():
         connection = await connect(
             asyncpg_dsn(database_url),
-            timeout=timeout,
+            timeout=wait_seconds,
             server_settings={"application_name": "kozyr-schema-check"},
         )
         try:
-            missing = await connection.fetchval(_MISSING, list(EXPECTED_TABLES), timeout=timeout)
+            missing = await connection.fetchval(
+                _MISSING, list(EXPECTED_TABLES), timeout=wait_seconds
+            )
         finally:
             await connection.close()
     return tuple(missing)
