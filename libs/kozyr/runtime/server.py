@@ -7,18 +7,28 @@ Start-up binds `settings.grpc_host:grpc_port` (port 0 picks a free port, reporte
 `server.port`), marks every service SERVING and enables reflection. On SIGTERM/SIGINT:
 
 1. `shutting_down` is set and health turns NOT_SERVING for every service, so load
-   balancers and Kubernetes stop routing new calls here;
+   balancers and Kubernetes stop routing new calls here; from now on every new call
+   (health checks aside) is refused with UNAVAILABLE, which clients retry;
 2. "before stop" hooks run (e.g. stop pulling NATS messages that would start new work);
-3. `server.stop(grace)`: new calls are refused, calls in flight get `grace` seconds;
-4. "after stop" hooks run, newest first (e.g. drain NATS, close the database pool).
+3. the calls in flight get what is left of `grace` seconds to finish, while the server
+   still answers (and refuses) new calls;
+4. `server.stop(...)` with whatever grace is left, which cancels what is still running;
+5. "after stop" hooks run, newest first (e.g. drain NATS, close the database pool).
 
 Long-lived streams (WatchTable) should end when `shutting_down` is set, otherwise they
 hold shutdown for the whole grace period.
+
+Load is bounded by settings (README, "Configuration"): `grpc_max_concurrent_calls` unary
+calls and `grpc_max_concurrent_streams` streams at once, more are refused with
+RESOURCE_EXHAUSTED; a burst waits in grpc's queue (`grpc_max_queued_calls`) for Python to
+admit or refuse it, instead of being cancelled by grpc. Unary handlers are bounded by the
+caller's deadline (DEADLINE_EXCEEDED). See `kozyr.runtime.limits`.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import signal
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -37,6 +47,7 @@ from kozyr.runtime.interceptors import (
     ErrorInterceptor,
     LoggingInterceptor,
 )
+from kozyr.runtime.limits import AdmissionInterceptor, DeadlineInterceptor
 from kozyr.runtime.logging import get_logger
 from kozyr.runtime.metrics import MetricsServer, start_metrics_server
 from kozyr.runtime.settings import Settings
@@ -88,16 +99,23 @@ class GrpcServer:
         policy = auth or AuthPolicy()
         if verifier is None and not policy.everything_public:
             verifier = settings.token_verifier()
+        self.shutting_down = asyncio.Event()
+        """Set when shutdown begins: streaming handlers should finish, new calls are refused."""
+        self.admission = AdmissionInterceptor(
+            max_calls=settings.grpc_max_concurrent_calls,
+            max_streams=settings.grpc_max_concurrent_streams,
+            closing=self.shutting_down,
+        )
         self._interceptors = [
             LoggingInterceptor(quiet_methods=quiet_methods),
             ErrorInterceptor(),
+            self.admission,
+            DeadlineInterceptor(),
             AuthInterceptor(policy, verifier),
             *interceptors,
         ]
-        self._options = tuple(options)
+        self._options = _server_options(settings, options)
         self.health = health.aio.HealthServicer()
-        self.shutting_down = asyncio.Event()
-        """Set when shutdown begins: streaming handlers should finish."""
         self._stopped = asyncio.Event()
         self._server: grpc.aio.Server | None = None
         self._metrics: MetricsServer | None = None
@@ -169,13 +187,23 @@ class GrpcServer:
             await self.health.enter_graceful_shutdown()
             await _run_hooks(self._before_stop, grace)
             if self._server is not None:
-                await self._server.stop(grace)
+                await self._server.stop(await self._drain(grace))
             await _run_hooks(list(reversed(self._after_stop)), grace)
             if self._metrics is not None:
                 await asyncio.to_thread(self._metrics.close)
         finally:
             self._stopped.set()
             _log.info("grpc server stopped")
+
+    async def _drain(self, grace: float) -> float:
+        """Let the calls in flight finish (new ones are refused); returns the grace left."""
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        if grace > 0:
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(grace):
+                    await self.admission.wait_idle()
+        return max(0.0, grace - (loop.time() - started))
 
     async def wait_for_termination(self) -> None:
         """Return once `stop()` has completed."""
@@ -210,6 +238,23 @@ def _on_signal(sig: signal.Signals, received: asyncio.Event) -> None:
     else:
         _log.info("signal received: shutting down", signal=sig.name)
     received.set()
+
+
+def _server_options(
+    settings: Settings, extra: Sequence[tuple[str, Any]]
+) -> tuple[tuple[str, Any], ...]:
+    """grpc's channel arguments: the queue of calls not yet taken by Python, then `extra`.
+
+    grpc's default queue (1,000, dropping at random up to 3,000) cancels a burst's
+    surplus with CANCELLED before any interceptor sees it; one hard limit, large enough
+    for any burst Python can refuse in time, lets the admission limits answer instead.
+    """
+    options = {
+        "grpc.server.max_pending_requests": settings.grpc_max_queued_calls,
+        "grpc.server.max_pending_requests_hard_limit": settings.grpc_max_queued_calls,
+    }
+    options.update(dict(extra))
+    return tuple(options.items())
 
 
 def _bind(server: grpc.aio.Server, host: str, port: int) -> int:

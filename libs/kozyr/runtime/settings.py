@@ -15,7 +15,7 @@ import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict
 from urllib.parse import urlsplit
 
 from pydantic import Field, SecretStr, ValidationError, ValidationInfo, field_validator
@@ -39,6 +39,14 @@ LogFormat = Literal["json", "console"]
 _POSTGRES_DRIVERS = {"postgresql", "postgres", "postgresql+asyncpg"}
 _NATS_SCHEMES = {"nats", "tls", "ws", "wss"}
 _SECRET_FIELDS = {"jwt_key", "jwt_private_key", "database_url"}
+
+
+class DatabaseTimeouts(TypedDict):
+    """Keyword arguments of `PostgresEventStore` bounding every wait on the database."""
+
+    connect_timeout: float
+    acquire_timeout: float
+    statement_timeout: float
 
 
 def env_name(field_name: str) -> str:
@@ -84,6 +92,35 @@ class Settings(BaseSettings):
 
     log_level: LogLevel = "INFO"
     log_format: LogFormat = "json"
+
+    grpc_max_concurrent_calls: int = Field(
+        1000,
+        ge=1,
+        description="Unary calls handled at once; more are refused with RESOURCE_EXHAUSTED "
+        "(SERVER_BUSY), which clients retry after a backoff.",
+    )
+    grpc_max_concurrent_streams: int = Field(
+        20_000,
+        ge=1,
+        description="Streaming calls (WatchTable) open at once; more are refused with "
+        "RESOURCE_EXHAUSTED (SERVER_BUSY).",
+    )
+    grpc_max_queued_calls: int = Field(
+        20_000,
+        ge=1,
+        description="New calls gRPC holds until a handler is free to admit or refuse them: a "
+        "burst waits here instead of being cancelled (gRPC's own default is 1,000).",
+    )
+
+    database_connect_timeout_seconds: float = Field(
+        5.0, gt=0, description="Opening a database connection."
+    )
+    database_acquire_timeout_seconds: float = Field(
+        5.0, gt=0, description="Waiting for a free connection of the service's pool."
+    )
+    database_statement_timeout_seconds: float = Field(
+        5.0, gt=0, description="One SQL statement (client- and server-side)."
+    )
 
     shutdown_grace_seconds: float = Field(10.0, ge=0)
     watch_poll_seconds: float = Field(
@@ -169,6 +206,16 @@ class Settings(BaseSettings):
     def nats_servers(self) -> list[str]:
         """The NATS server URLs (nats-py's `servers=`); empty when NATS is not configured."""
         return nats_servers(self.nats_url) if self.nats_url else []
+
+    @property
+    def database_timeouts(self) -> DatabaseTimeouts:
+        """The event store's timeouts (`PostgresEventStore(url, **settings.database_timeouts)`):
+        a hung database then fails calls with UNAVAILABLE instead of holding them."""
+        return {
+            "connect_timeout": self.database_connect_timeout_seconds,
+            "acquire_timeout": self.database_acquire_timeout_seconds,
+            "statement_timeout": self.database_statement_timeout_seconds,
+        }
 
     def token_verifier(self) -> TokenVerifier:
         """The verifier for incoming tokens; SettingsError when KOZYR_JWT_KEY is unset."""

@@ -1,0 +1,176 @@
+"""What a server takes on: admission (load and shutdown) and the caller's deadline.
+
+Both are `CallInterceptor`s that `GrpcServer` installs inside the error mapper, so their
+refusals carry the usual ErrorInfo and texts and are logged like any other answer:
+
+    AdmissionInterceptor  UNAVAILABLE (SHUTTING_DOWN) once shutdown has begun;
+                          RESOURCE_EXHAUSTED (SERVER_BUSY) beyond the concurrency limits
+    DeadlineInterceptor   a unary handler still running when the caller's deadline is
+                          about to pass is cancelled and answers DEADLINE_EXCEEDED
+
+Why not grpc's own knobs: grpc core refuses a burst that outgrows its queue of calls
+not yet taken by the application with CANCELLED, a code clients do not retry, and
+`maximum_concurrent_rpcs` counts watch streams and unary calls alike, so one number
+cannot both allow thousands of idle watchers and bound the work in progress. Here the
+core queue is made large (`grpc_max_queued_calls`) so that a burst reaches Python, and
+Python answers what it cannot take with codes that clients retry.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from contextlib import asynccontextmanager
+from typing import Any
+
+from kozyr.runtime.errors import DeadlineExceeded, ResourceExhausted, Unavailable
+from kozyr.runtime.interceptors import HEALTH_SERVICE, CallInterceptor, service_of, wrap_handler
+
+DEADLINE_MARGIN_SECONDS = 0.05
+"""A handler is stopped this long before the caller's deadline, so that the caller gets
+the server's answer (and the log says DEADLINE_EXCEEDED) rather than its own timeout."""
+
+
+def server_busy() -> ResourceExhausted:
+    return ResourceExhausted(
+        "SERVER_BUSY",
+        {
+            "en": "The service is busy: try again in a moment.",
+            "ro": "Serviciul este ocupat: încearcă din nou într-o clipă.",
+            "it": "Il servizio è occupato: riprova tra un momento.",
+        },
+    )
+
+
+def shutting_down() -> Unavailable:
+    return Unavailable(
+        "SHUTTING_DOWN",
+        {
+            "en": "This server is shutting down: try again (another one will answer).",
+            "ro": "Acest server se oprește: încearcă din nou (va răspunde altul).",
+            "it": "Questo server si sta spegnendo: riprova (risponderà un altro).",
+        },
+    )
+
+
+def deadline_exceeded() -> DeadlineExceeded:
+    return DeadlineExceeded(
+        "DEADLINE_EXCEEDED",
+        {
+            "en": "The call did not finish before its deadline.",
+            "ro": "Apelul nu s-a încheiat înainte de termenul său.",
+            "it": "La chiamata non è terminata entro la scadenza.",
+        },
+    )
+
+
+class _Gate:
+    """Counts the calls of one kind in progress and refuses those over its limit."""
+
+    def __init__(self, limit: int, closing: asyncio.Event, on_change: Callable[[], None]) -> None:
+        self.limit = limit
+        self.open = 0
+        self._closing = closing
+        self._on_change = on_change
+
+    @asynccontextmanager
+    async def around(self, method: str, context: Any) -> AsyncIterator[None]:
+        if self._closing.is_set():
+            raise shutting_down()
+        if self.open >= self.limit:
+            raise server_busy()
+        self.open += 1
+        self._on_change()
+        try:
+            yield
+        finally:
+            self.open -= 1
+            self._on_change()
+
+
+class AdmissionInterceptor(CallInterceptor):
+    """Admits a call only while the server can take it.
+
+    Once `closing` is set (shutdown began), every new call is refused with UNAVAILABLE,
+    which clients retry — on another replica, behind a balancer — rather than being
+    cancelled by the stopping server. Unary calls beyond `max_calls` and streams beyond
+    `max_streams` in progress are refused with RESOURCE_EXHAUSTED. Health checks are
+    never refused or counted: probes must see NOT_SERVING during shutdown.
+    """
+
+    def __init__(
+        self,
+        *,
+        max_calls: int,
+        max_streams: int,
+        closing: asyncio.Event,
+        exempt_services: Iterable[str] = (HEALTH_SERVICE,),
+    ) -> None:
+        self._exempt = frozenset(exempt_services)
+        self._idle = asyncio.Event()
+        self._idle.set()
+        self._calls = _Gate(max_calls, closing, self._check_idle)
+        self._streams = _Gate(max_streams, closing, self._check_idle)
+
+    @property
+    def in_progress(self) -> int:
+        """Calls and streams admitted and not finished yet."""
+        return self._calls.open + self._streams.open
+
+    async def wait_idle(self) -> None:
+        """Return once no admitted call is in progress."""
+        self._check_idle()
+        await self._idle.wait()
+
+    def _check_idle(self) -> None:
+        if self.in_progress == 0:
+            self._idle.set()
+        else:
+            self._idle.clear()
+
+    async def intercept_service(
+        self, continuation: Callable[[Any], Awaitable[Any]], details: Any
+    ) -> Any:
+        handler = await continuation(details)
+        if handler is None or service_of(details.method) in self._exempt:
+            return handler
+        streaming = handler.request_streaming or handler.response_streaming
+        gate = self._streams if streaming else self._calls
+        return wrap_handler(handler, details.method, gate.around)
+
+
+class DeadlineInterceptor(CallInterceptor):
+    """Bounds every unary handler by the caller's deadline (`context.time_remaining()`).
+
+    Without it a handler waiting on a hung dependency runs on after the caller gave up,
+    holding a database connection; stopped here just before the deadline, it is
+    cancelled (the event store closes a connection cancelled mid-statement) and the
+    caller gets DEADLINE_EXCEEDED from the server. Streams are left alone: a watch runs
+    until the caller ends it. Calls without a deadline are not bounded here.
+    """
+
+    def __init__(self, margin_seconds: float = DEADLINE_MARGIN_SECONDS) -> None:
+        self._margin = margin_seconds
+
+    async def intercept_service(
+        self, continuation: Callable[[Any], Awaitable[Any]], details: Any
+    ) -> Any:
+        handler = await continuation(details)
+        if handler is None or handler.response_streaming:
+            return handler
+        return wrap_handler(handler, details.method, self.around)
+
+    @asynccontextmanager
+    async def around(self, method: str, context: Any) -> AsyncIterator[None]:
+        remaining = context.time_remaining()
+        if remaining is None:
+            yield
+            return
+        scope = asyncio.timeout(max(0.0, remaining - self._margin))
+        try:
+            async with scope:
+                yield
+        except TimeoutError:
+            if scope.expired():
+                raise deadline_exceeded() from None
+            raise
