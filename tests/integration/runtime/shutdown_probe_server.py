@@ -1,14 +1,18 @@
 """A service process for the graceful-shutdown test (run as a script, never imported).
 
 Protocol on stdout, one line each: "PORT <n>" once serving; "WAITING" when a
-WaitForShutdown call is in flight; "HOOK before" / "HOOK after" from its shutdown hooks.
-WaitForShutdown returns only once shutdown has begun, proving that calls in flight
-complete during the grace period. Configured by KOZYR_* variables like any service.
+WaitForShutdown call is in flight; "HOLDING" when a HoldThroughShutdown call is;
+"HOOK before" / "HOOK after" from its shutdown hooks. WaitForShutdown returns only once
+shutdown has begun, proving that calls in flight complete during the grace period.
+HoldThroughShutdown returns once shutdown has begun *and* a line arrives on stdin, so
+the test can make new calls while it is still in flight. Echo answers at once.
+Configured by KOZYR_* variables like any service.
 """
 
 from __future__ import annotations
 
 import asyncio
+import sys
 from typing import Any
 
 import grpc
@@ -32,14 +36,30 @@ def probe_spec(server_ref: list[GrpcServer]) -> ServiceSpec:
         await server_ref[0].shutting_down.wait()
         return cards_pb2.Card(code="finished")
 
+    async def hold_through_shutdown(request: cards_pb2.Card, context: Any) -> cards_pb2.Card:
+        say("HOLDING")
+        await server_ref[0].shutting_down.wait()
+        await asyncio.to_thread(sys.stdin.readline)
+        return cards_pb2.Card(code="finished")
+
+    async def echo(request: cards_pb2.Card, context: Any) -> cards_pb2.Card:
+        return request
+
     def register(server: grpc.aio.Server) -> None:
-        handler = grpc.unary_unary_rpc_method_handler(
-            wait_for_shutdown,
-            request_deserializer=cards_pb2.Card.FromString,
-            response_serializer=cards_pb2.Card.SerializeToString,
-        )
+        handlers = {
+            name: grpc.unary_unary_rpc_method_handler(
+                behaviour,
+                request_deserializer=cards_pb2.Card.FromString,
+                response_serializer=cards_pb2.Card.SerializeToString,
+            )
+            for name, behaviour in {
+                "WaitForShutdown": wait_for_shutdown,
+                "HoldThroughShutdown": hold_through_shutdown,
+                "Echo": echo,
+            }.items()
+        }
         server.add_generic_rpc_handlers(
-            [grpc.method_handlers_generic_handler(PROBE_SERVICE, {"WaitForShutdown": handler})]
+            [grpc.method_handlers_generic_handler(PROBE_SERVICE, handlers)]
         )
 
     return ServiceSpec(PROBE_SERVICE, register)

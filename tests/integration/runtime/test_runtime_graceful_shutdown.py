@@ -1,4 +1,5 @@
-"""SIGTERM/SIGINT on a real service process: NOT_SERVING first, calls in flight finish, exit 0."""
+"""SIGTERM/SIGINT on a real service process: NOT_SERVING first, calls in flight finish,
+calls arriving meanwhile get UNAVAILABLE (never CANCELLED), exit 0."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import asyncio
 import os
 import signal
 import sys
+from collections import Counter
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -14,8 +16,10 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from kozyr.api.common.v1 import cards_pb2
+from kozyr.runtime.errors import error_details
 
 SCRIPT = Path(__file__).with_name("shutdown_probe_server.py")
+PROBE_SERVICE = "kozyr.testing.v1.ShutdownProbe"
 GRACE_SECONDS = 5
 HANG_GUARD_SECONDS = GRACE_SECONDS + 60
 """Only protects the suite from a hung process; the assertions are about order, not speed."""
@@ -47,7 +51,12 @@ async def probe(tmp_path: Path) -> AsyncIterator[ProbeProcess]:
     stderr = tmp_path / "stderr.log"
     with stderr.open("wb") as err:
         process = await asyncio.create_subprocess_exec(
-            sys.executable, str(SCRIPT), env=env, stdout=asyncio.subprocess.PIPE, stderr=err
+            sys.executable,
+            str(SCRIPT),
+            env=env,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=err,
         )
     try:
         yield ProbeProcess(process, stderr)
@@ -55,6 +64,14 @@ async def probe(tmp_path: Path) -> AsyncIterator[ProbeProcess]:
         if process.returncode is None:
             process.kill()
             await process.wait()
+
+
+def probe_method(channel: grpc.aio.Channel, name: str) -> grpc.aio.UnaryUnaryMultiCallable:
+    return channel.unary_unary(
+        f"/{PROBE_SERVICE}/{name}",
+        request_serializer=cards_pb2.Card.SerializeToString,
+        response_deserializer=cards_pb2.Card.FromString,
+    )
 
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
@@ -90,3 +107,50 @@ async def test_a_signal_shuts_the_service_down_gracefully(
     assert returncode == 0, logs
     assert f'"signal": "{sig.name}"' in logs
     assert '"event": "grpc server stopped"' in logs
+
+
+async def calls_racing_the_signal(channel: grpc.aio.Channel) -> Counter[str]:
+    """Status codes of a wave of calls sent just after the signal, every 10 ms for
+    half a second: before and while shutdown begins."""
+    echo = probe_method(channel, "Echo")
+    codes: Counter[str] = Counter()
+    for _ in range(50):
+        for result in await asyncio.gather(
+            *(echo(cards_pb2.Card()) for _ in range(20)), return_exceptions=True
+        ):
+            codes[result.code().name if isinstance(result, grpc.aio.AioRpcError) else "OK"] += 1
+        await asyncio.sleep(0.01)
+    return codes
+
+
+async def test_calls_arriving_during_the_grace_period_are_unavailable(probe: ProbeProcess) -> None:
+    """While a call in flight holds the shutdown, new calls are refused with a code
+    clients retry (elsewhere), not cancelled; the call in flight still finishes."""
+    port = int((await probe.expect_line("PORT ")).split()[1])
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+        assert (await probe_method(channel, "Echo")(cards_pb2.Card(code="x"))).code == "x"
+        watch = health_pb2_grpc.HealthStub(channel).Watch(health_pb2.HealthCheckRequest())
+        assert (await watch.read()).status == health_pb2.HealthCheckResponse.SERVING
+        in_flight = asyncio.ensure_future(
+            probe_method(channel, "HoldThroughShutdown")(cards_pb2.Card())
+        )
+        await probe.expect_line("HOLDING")
+
+        probe.process.send_signal(signal.SIGTERM)
+        racing = await calls_racing_the_signal(channel)
+        assert (await watch.read()).status == health_pb2.HealthCheckResponse.NOT_SERVING
+        watch.cancel()
+        assert set(racing) <= {"OK", "UNAVAILABLE"}, racing
+
+        with pytest.raises(grpc.aio.AioRpcError) as refused:
+            await probe_method(channel, "Echo")(cards_pb2.Card(code="late"))
+        assert refused.value.code() == grpc.StatusCode.UNAVAILABLE, refused.value
+        assert error_details(refused.value).reason == "SHUTTING_DOWN"
+
+        assert probe.process.stdin is not None
+        probe.process.stdin.write(b"release\n")
+        await probe.process.stdin.drain()
+        assert (await in_flight).code == "finished"
+
+    returncode = await asyncio.wait_for(probe.process.wait(), HANG_GUARD_SECONDS)
+    assert returncode == 0, probe.stderr.read_text()
