@@ -24,6 +24,7 @@ _UNAVAILABLE_SQLSTATE_PREFIXES = (
     "53",  # insufficient resources (too many connections, out of memory, disk full)
     "57P",  # operator intervention: admin shutdown, crash shutdown, cannot connect now
     "40P01",  # deadlock detected: transient
+    "57014",  # query canceled: the statement timeout (a hung or overloaded server)
 )
 _REFUSED_SQLSTATE_PREFIXES = (
     "28",  # invalid authorization (a rotated password): ops must act, callers retry later

@@ -103,6 +103,16 @@ class PostgresEventStore:
 
     The connection pool is created on first use (or by `await store.open()`, which also
     proves the database is reachable); `await store.close()` releases it.
+
+    Nothing waits on the database without a bound, so a hung server (or a saturated
+    pool) fails calls with `StoreUnavailable` instead of holding them: `connect_timeout`
+    for a new connection, `acquire_timeout` for a free one from the pool,
+    `statement_timeout` for each statement (asyncpg's `command_timeout` client-side and
+    PostgreSQL's `statement_timeout` server-side). A statement cut short by a timeout or
+    by the caller's cancellation never leaves half an append: an append is one statement,
+    so one transaction. Its connection is closed, never handed back mid-statement; if
+    the database had already received it, the append is whole in the log, and a retry
+    with the same request id answers it.
     """
 
     def __init__(
@@ -113,6 +123,8 @@ class PostgresEventStore:
         min_pool_size: int = 0,
         max_pool_size: int = 10,
         connect_timeout: float = 5.0,
+        acquire_timeout: float = 5.0,
+        statement_timeout: float = 5.0,
         application_name: str = "kozyr-eventstore",
         head_cache_size: int = 10_000,
         clock: Callable[[], datetime] = _utc_now,
@@ -124,9 +136,13 @@ class PostgresEventStore:
             "min_size": min_pool_size,
             "max_size": max_pool_size,
             "timeout": connect_timeout,
-            "server_settings": {"application_name": application_name},
+            "command_timeout": statement_timeout,
+            "server_settings": {
+                "application_name": application_name,
+                "statement_timeout": str(max(1, round(statement_timeout * 1000))),
+            },
         }
-        self._connect_timeout = connect_timeout
+        self._acquire_timeout = acquire_timeout
         self._pool: Pool | None = None
         self._pool_lock = asyncio.Lock()
         self._heads = _HeadCache(head_cache_size)
@@ -354,9 +370,12 @@ class PostgresEventStore:
     async def _connect(self) -> AsyncIterator[Connection]:
         with translate_errors():
             pool = await self._get_pool()
-            async with pool.acquire(timeout=self._connect_timeout) as connection:
+            async with pool.acquire(timeout=self._acquire_timeout) as connection:
                 try:
                     yield connection
+                except asyncio.CancelledError:
+                    connection.terminate()  # maybe mid-statement: asyncpg would wait on it
+                    raise
                 except Exception as error:
                     if isinstance(translate(error), StoreUnavailable):
                         connection.terminate()  # never hand a broken connection back

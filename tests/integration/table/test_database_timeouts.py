@@ -1,0 +1,196 @@
+"""The table service on a hung PostgreSQL (SIGSTOPped): moves fail promptly with
+UNAVAILABLE — or DEADLINE_EXCEEDED when the caller's deadline comes first — and once
+the server resumes the same request completes exactly once and the log verifies.
+
+Issue 8, defect 6. This module runs its own PostgreSQL (`EmbeddedPostgres`), frozen and
+thawed by the tests, never the session's shared server; NATS is the shared one.
+Assertions are about status codes; the only clock is a call deadline far beyond every
+timeout of the service (30 s) where the answer must come from the service itself.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass
+
+import grpc
+import pytest
+from prometheus_client import REGISTRY
+
+from kozyr.api.common.v1 import games_pb2
+from kozyr.api.table.v1 import table_service_pb2 as pb
+from kozyr.client import TableClient
+from kozyr.eventstore import migrate
+from kozyr.infra import EmbeddedPostgres
+from kozyr.runtime.auth import Role
+from kozyr.runtime.errors import error_details
+from kozyr.runtime.settings import load_settings
+from kozyr.table.repository import stream_of
+from kozyr.table.service import SERVICE_NAME, TableService
+from tests.support.tables import JWT_KEY, token
+
+pytestmark = pytest.mark.integration
+
+PLAYERS = ("ana", "bogdan", "chiara")
+STORE_TIMEOUT_SECONDS = 1.0
+PATIENT_STORE_SECONDS = 120.0
+"""Store timeouts that never fire during a test: the caller's deadline comes first."""
+CALLER_DEADLINE_SECONDS = 30.0
+SHORT_DEADLINE_SECONDS = 2.0
+
+
+@pytest.fixture(scope="module")
+def postgres(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedPostgres]:
+    server = EmbeddedPostgres(tmp_path_factory.mktemp("frozen-pg") / "data", durable=False)
+    server.start()
+    yield server
+    server.stop()
+
+
+@dataclass
+class Running:
+    service: TableService
+    postgres: EmbeddedPostgres
+    target: str
+
+
+async def start_service(
+    postgres: EmbeddedPostgres, nats_url: str, subject_root: str, store_seconds: float
+) -> Running:
+    database_url = postgres.url()
+    await migrate(database_url)
+    settings = load_settings(
+        database_url=database_url,
+        nats_url=nats_url,
+        subject_root=subject_root,
+        jwt_key=JWT_KEY,
+        grpc_host="127.0.0.1",
+        grpc_port=0,
+        shutdown_grace_seconds=1,
+        log_level="WARNING",
+        database_connect_timeout_seconds=store_seconds,
+        database_acquire_timeout_seconds=store_seconds,
+        database_statement_timeout_seconds=store_seconds,
+    )
+    service = TableService(settings)
+    port = await service.start()
+    return Running(service, postgres, f"127.0.0.1:{port}")
+
+
+@pytest.fixture
+async def impatient(
+    postgres: EmbeddedPostgres, nats_url: str, subject_root: str
+) -> AsyncIterator[Running]:
+    """A service whose database calls give up after STORE_TIMEOUT_SECONDS."""
+    running = await start_service(postgres, nats_url, subject_root, STORE_TIMEOUT_SECONDS)
+    yield running
+    await running.service.stop(0)
+
+
+@pytest.fixture
+async def patient(
+    postgres: EmbeddedPostgres, nats_url: str, subject_root: str
+) -> AsyncIterator[Running]:
+    """A service whose database calls would wait longer than any caller."""
+    running = await start_service(postgres, nats_url, subject_root, PATIENT_STORE_SECONDS)
+    yield running
+    await running.service.stop(0)
+
+
+@dataclass
+class Move:
+    """A legal move of the seat whose turn it is, with its request id (kept for retries)."""
+
+    player: str
+    request: pb.SubmitActionRequest
+
+
+async def next_move(target: str) -> Move:
+    async with TableClient(target, token("matchmaker", Role.SERVICE)) as service:
+        table_id = (await service.create_table(games_pb2.GAME_THREE_FIVE_EIGHT, PLAYERS)).table_id
+    for player in PLAYERS:
+        async with TableClient(target, token(player)) as client:
+            view = await client.get_table(table_id)
+        if view.legal_actions:
+            request = pb.SubmitActionRequest(
+                table_id=table_id,
+                request_id=uuid.uuid4().hex,
+                action=view.legal_actions[0],
+                expected_version=view.version,
+            )
+            return Move(player, request)
+    raise AssertionError("nobody may act on a new table")
+
+
+async def submit(target: str, move: Move, *, deadline: float) -> pb.SubmitActionResponse:
+    """SubmitAction with the client's retries off: the service's own answer."""
+    async with TableClient(target, token(move.player), retry=False) as client:
+        response: pb.SubmitActionResponse = await client.stub.SubmitAction(
+            move.request, metadata=client.metadata, timeout=deadline
+        )
+        return response
+
+
+async def refused(target: str, move: Move, *, deadline: float) -> grpc.aio.AioRpcError:
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        await submit(target, move, deadline=deadline)
+    return caught.value
+
+
+async def settles_once(running: Running, move: Move) -> None:
+    """After the thaw, the same request succeeds and the move is in the log exactly once.
+
+    The first attempt may have reached the database before the freeze (then it was
+    committed whole, and this retry is answered as a duplicate) or not (no row at all).
+    """
+    async with TableClient(running.target, token(move.player)) as client:
+        response = await client.stub.SubmitAction(
+            move.request, metadata=client.metadata, timeout=CALLER_DEADLINE_SECONDS
+        )
+        assert response.view.version > move.request.expected_version
+        history = await client.history(move.request.table_id)
+    versions = [event.version for event in history]
+    assert versions == sorted(set(versions)), "no version twice, none out of order"
+    store = running.service.store
+    events = await store.read(stream_of(move.request.table_id))
+    assert [event.position for event in events] == list(range(1, len(events) + 1))
+    assert len(events) == response.view.version
+    report = await store.verify(stream_of(move.request.table_id))
+    assert report.ok, report
+
+
+def server_answers(code: str) -> float:
+    labels = {"grpc_service": SERVICE_NAME, "grpc_method": "SubmitAction", "grpc_code": code}
+    return REGISTRY.get_sample_value("kozyr_grpc_server_handled_total", labels) or 0.0
+
+
+async def test_a_move_on_a_hung_database_is_unavailable_then_settles_once(
+    impatient: Running,
+) -> None:
+    move = await next_move(impatient.target)
+    impatient.postgres.freeze()
+    try:
+        error = await refused(impatient.target, move, deadline=CALLER_DEADLINE_SECONDS)
+    finally:
+        impatient.postgres.thaw()
+    assert error.code() == grpc.StatusCode.UNAVAILABLE, error
+    assert error_details(error).reason == "STORE_UNAVAILABLE"
+    await settles_once(impatient, move)
+
+
+async def test_the_callers_deadline_ends_a_move_waiting_on_a_hung_database(
+    patient: Running,
+) -> None:
+    move = await next_move(patient.target)
+    answered_before = server_answers("DEADLINE_EXCEEDED")
+    patient.postgres.freeze()
+    try:
+        error = await refused(patient.target, move, deadline=SHORT_DEADLINE_SECONDS)
+    finally:
+        patient.postgres.thaw()
+    assert error.code() == grpc.StatusCode.DEADLINE_EXCEEDED, error
+    assert server_answers("DEADLINE_EXCEEDED") == answered_before + 1, (
+        "the service ended the handler at the deadline itself (not cancelled by grpc)"
+    )
+    await settles_once(patient, move)
