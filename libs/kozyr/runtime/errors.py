@@ -58,6 +58,9 @@ class KozyrError(Exception):
     """
 
     code: ClassVar[grpc.StatusCode] = grpc.StatusCode.INTERNAL
+    retry_pushback_ms: ClassVar[int | None] = None
+    """Sent as `grpc-retry-pushback-ms` (gRFC A6) when set: a negative value tells a
+    client's automatic retry policy not to repeat the call."""
 
     def __init__(
         self,
@@ -134,9 +137,15 @@ class Unauthenticated(KozyrError):
 
 
 class ResourceExhausted(KozyrError):
-    """A quota or limit is reached (too many tables, rate limit)."""
+    """A quota or limit is reached (too many tables, rate limit).
+
+    A quota is the caller's to respect, so clients' automatic retries leave it alone
+    (the SDK's retry policy covers RESOURCE_EXHAUSTED for a busy server, which
+    `kozyr.runtime.limits.ServerBusy` allows).
+    """
 
     code = grpc.StatusCode.RESOURCE_EXHAUSTED
+    retry_pushback_ms: ClassVar[int | None] = -1
 
 
 class Unavailable(KozyrError):
@@ -235,9 +244,16 @@ def to_rich_status(error: KozyrError, *, language: str = DEFAULT_LANGUAGE) -> st
     )
 
 
+RETRY_PUSHBACK_KEY = "grpc-retry-pushback-ms"
+
+
 def to_status(error: KozyrError, *, language: str = DEFAULT_LANGUAGE) -> grpc.Status:
     """The `grpc.Status` (code, details, trailing metadata) to abort a call with."""
-    return rpc_status.to_status(to_rich_status(error, language=language))
+    status = rpc_status.to_status(to_rich_status(error, language=language))
+    if error.retry_pushback_ms is None:
+        return status
+    pushback = ((RETRY_PUSHBACK_KEY, str(error.retry_pushback_ms)),)
+    return status._replace(trailing_metadata=(*status.trailing_metadata, *pushback))
 
 
 # --------------------------------------------------------------------------- client side

@@ -21,7 +21,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Any, ClassVar
 
 from kozyr.runtime.errors import DeadlineExceeded, ResourceExhausted, Unavailable
 from kozyr.runtime.interceptors import HEALTH_SERVICE, CallInterceptor, service_of, wrap_handler
@@ -31,8 +31,14 @@ DEADLINE_MARGIN_SECONDS = 0.05
 the server's answer (and the log says DEADLINE_EXCEEDED) rather than its own timeout."""
 
 
-def server_busy() -> ResourceExhausted:
-    return ResourceExhausted(
+class ServerBusy(ResourceExhausted):
+    """Too much work in progress right now: unlike a quota, retrying soon is right."""
+
+    retry_pushback_ms: ClassVar[int | None] = None
+
+
+def server_busy() -> ServerBusy:
+    return ServerBusy(
         "SERVER_BUSY",
         {
             "en": "The service is busy: try again in a moment.",

@@ -14,11 +14,14 @@ from kozyr.runtime.errors import (
     InvalidArgument,
     KozyrError,
     NotFound,
+    ResourceExhausted,
+    Unavailable,
     internal_error,
     parse_language,
     to_rich_status,
     to_status,
 )
+from kozyr.runtime.limits import server_busy
 
 TEXTS = {"en": "It is not your turn.", "ro": "Nu este rândul tău.", "it": "Non è il tuo turno."}
 
@@ -76,6 +79,19 @@ def test_the_grpc_status_puts_the_rich_status_in_the_trailers() -> None:
     ((key, value),) = status.trailing_metadata
     assert key == "grpc-status-details-bin"
     assert status_pb2.Status.FromString(value) == to_rich_status(error)
+
+
+def pushback(error: KozyrError) -> list[str | bytes]:
+    return [v for k, v in to_status(error).trailing_metadata if k == "grpc-retry-pushback-ms"]
+
+
+def test_a_quota_tells_automatic_retries_to_stay_away_but_a_busy_server_does_not() -> None:
+    """gRFC A6: a negative pushback stops a client's retry policy from repeating the
+    call. A quota (TOO_MANY_SIGNALS) is the caller's to respect; a busy server, a
+    shutting down one or an unreachable store are worth retrying after a backoff."""
+    assert pushback(ResourceExhausted("TOO_MANY_SIGNALS", "slow down")) == ["-1"]
+    assert pushback(server_busy()) == []
+    assert pushback(Unavailable("STORE_UNAVAILABLE", "later")) == []
 
 
 @pytest.mark.parametrize("reason", ["lower_case", "TRAILING_", "WITH SPACE", "", "A" * 64])
