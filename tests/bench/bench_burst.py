@@ -12,7 +12,8 @@ turn those into successes.
 PostgreSQL and NATS come from $KOZYR_DATABASE_URL / $KOZYR_NATS_URL, else kozyr.infra
 starts embedded ones. The table service runs as its own process (`python -m
 kozyr.table`, as deployed). One table is created; then `--processes` client processes
-each open one channel and fire `--calls` GetTable calls at once, `--rounds` times.
+each open one channel and fire `--calls` GetTable calls at once, `--rounds` times
+(`--max-calls` lowers the service's KOZYR_GRPC_MAX_CONCURRENT_CALLS).
 Without `--retry` the channels carry no retry policy, so the raw codes the server
 answered are counted; with it, the client's policy is on and only what survives it is
 counted. Figures are printed, never asserted.
@@ -43,6 +44,19 @@ from kozyr.runtime.auth import Role
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # run as a script
 from tests.bench.bench_table import ServiceProcess, scratch_database, servers, token
+
+
+@dataclass
+class LimitedService(ServiceProcess):
+    """The service process with KOZYR_GRPC_MAX_CONCURRENT_CALLS set (None: the default)."""
+
+    max_calls: int | None = None
+
+    def environment(self) -> dict[str, str]:
+        env = super().environment()
+        if self.max_calls is not None:
+            env["KOZYR_GRPC_MAX_CONCURRENT_CALLS"] = str(self.max_calls)
+        return env
 
 
 @dataclass(frozen=True)
@@ -99,7 +113,7 @@ async def open_table(target: str) -> str:
 async def prepare(server_url: str, nats_url: str, args: argparse.Namespace) -> None:
     async with scratch_database(server_url) as database_url:
         await migrate(database_url)
-        service = ServiceProcess(database_url, nats_url)
+        service = LimitedService(database_url, nats_url, max_calls=args.max_calls)
         await service.start()
         try:
             table_id = await open_table(service.target)
@@ -148,6 +162,7 @@ def parse_arguments() -> argparse.Namespace:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--retry", action="store_true", help="the client's retry policy on")
     parser.add_argument("--deadline", type=float, default=30.0, help="per-call deadline (s)")
+    parser.add_argument("--max-calls", type=int, help="the service's concurrent-call limit")
     return parser.parse_args()
 
 
