@@ -76,11 +76,14 @@ class _Gate:
     def __init__(self, limit: int, closing: asyncio.Event, on_change: Callable[[], None]) -> None:
         self.limit = limit
         self.open = 0
+        self.last_arrival = 0.0
+        """When (event loop time) the latest call arrived, admitted or not."""
         self._closing = closing
         self._on_change = on_change
 
     @asynccontextmanager
     async def around(self, method: str, context: Any) -> AsyncIterator[None]:
+        self.last_arrival = asyncio.get_running_loop().time()
         if self._closing.is_set():
             raise shutting_down()
         if self.open >= self.limit:
@@ -127,6 +130,23 @@ class AdmissionInterceptor(CallInterceptor):
         """Return once no admitted call is in progress."""
         self._check_idle()
         await self._idle.wait()
+
+    async def wait_quiet(self, quiet_seconds: float) -> None:
+        """Return once no call is in progress and none has arrived for `quiet_seconds`.
+
+        At shutdown, the end of the last call is not yet the time to stop: a client
+        that has just read the last view of its watch stream may be sending a move.
+        Refused here, it gets UNAVAILABLE; arriving once grpc's stop has begun, it
+        would be cancelled. The server stops once callers have gone quiet.
+        """
+        loop = asyncio.get_running_loop()
+        while True:
+            await self.wait_idle()
+            last = max(self._calls.last_arrival, self._streams.last_arrival)
+            silent_for = loop.time() - last
+            if silent_for >= quiet_seconds and self.in_progress == 0:
+                return
+            await asyncio.sleep(max(quiet_seconds - silent_for, 0.001))
 
     def _check_idle(self) -> None:
         if self.in_progress == 0:

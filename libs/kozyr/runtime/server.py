@@ -11,7 +11,9 @@ Start-up binds `settings.grpc_host:grpc_port` (port 0 picks a free port, reporte
    (health checks aside) is refused with UNAVAILABLE, which clients retry;
 2. "before stop" hooks run (e.g. stop pulling NATS messages that would start new work);
 3. the calls in flight get what is left of `grace` seconds to finish, while the server
-   still answers (and refuses) new calls;
+   still answers (and refuses) new calls, until no call has arrived for a moment
+   (`SHUTDOWN_QUIET_SECONDS`: a client that has just read its last view may be
+   sending a move);
 4. `server.stop(...)` with whatever grace is left, which cancels what is still running;
 5. "after stop" hooks run, newest first (e.g. drain NATS, close the database pool).
 
@@ -53,6 +55,9 @@ from kozyr.runtime.metrics import MetricsServer, start_metrics_server
 from kozyr.runtime.settings import Settings
 
 ShutdownHook = Callable[[], Awaitable[None]]
+SHUTDOWN_QUIET_SECONDS = 0.2
+"""At shutdown, grpc's stop waits until no call has arrived for this long (within the
+grace period): calls that arrive after it begins are cancelled, not refused."""
 _log = get_logger("kozyr.server")
 
 
@@ -202,7 +207,7 @@ class GrpcServer:
         if grace > 0:
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(grace):
-                    await self.admission.wait_idle()
+                    await self.admission.wait_quiet(SHUTDOWN_QUIET_SECONDS)
         return max(0.0, grace - (loop.time() - started))
 
     async def wait_for_termination(self) -> None:
