@@ -66,7 +66,7 @@ def replay(
 ) -> None:
     """Replay a table from the event log, deal by deal (reads KOZYR_DATABASE_URL)."""
     from kozyr.cli.tables import database_url, parse_table_id, read_table
-    from kozyr.table import audit
+    from kozyr.tables import audit
 
     wanted = parse_table_id(table_id)
     table = asyncio.run(read_table(database_url(), wanted))
@@ -97,7 +97,7 @@ def verify(table_id: TableId, as_json: AsJson = False) -> None:
     Exit code 0 when everything holds, 1 naming the first bad event otherwise.
     """
     from kozyr.cli.tables import database_url, parse_table_id, read_table
-    from kozyr.table import audit
+    from kozyr.tables import audit
 
     wanted = parse_table_id(table_id)
     table = asyncio.run(read_table(database_url(), wanted))

@@ -25,7 +25,7 @@ from kozyr.eventstore import (
     VerifyReport,
 )
 from kozyr.runtime.settings import SettingsError, load_settings
-from kozyr.table.repository import STREAM_PREFIX, stream_of
+from kozyr.tables.repository import STREAM_PREFIX, stream_of
 
 
 @dataclass(frozen=True, slots=True)

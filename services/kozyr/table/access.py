@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from kozyr.runtime.auth import Principal, Role
 from kozyr.table import texts
-from kozyr.table.model import SeatControl, Table
+from kozyr.tables.model import SeatControl, Table
 
 
 def _check_range(table: Table, seat: int) -> int:

@@ -28,10 +28,8 @@ from kozyr.eventstore import (
 )
 from kozyr.games.base import Lang, RuleError, Turn, to_json
 from kozyr.runtime.errors import FailedPrecondition, InvalidArgument
-from kozyr.table import metrics, model
-from kozyr.table.model import COMPUTER, SeatControl, SeatControlChanged, Table, TableCreated
+from kozyr.table import metrics
 from kozyr.table.notifier import TableNotifier
-from kozyr.table.repository import TableNotFound, TableRepository, stream_of
 from kozyr.table.texts import (
     computer_seat,
     invalid_seat,
@@ -41,6 +39,9 @@ from kozyr.table.texts import (
     too_busy,
     too_many_taps,
 )
+from kozyr.tables import model
+from kozyr.tables.model import COMPUTER, SeatControl, SeatControlChanged, Table, TableCreated
+from kozyr.tables.repository import TableNotFound, TableRepository, stream_of
 
 MAX_ATTEMPTS = 8
 """Retries of an unpinned command that keeps losing the optimistic-concurrency race."""

@@ -13,7 +13,7 @@ import asyncio
 from kozyr.eventstore import EventStore
 from kozyr.runtime.logging import get_logger
 from kozyr.table.notifier import TableNotifier
-from kozyr.table.repository import STREAM_PREFIX, stream_of
+from kozyr.tables.repository import STREAM_PREFIX, stream_of
 
 log = get_logger("kozyr.table.poller")
 

@@ -19,7 +19,6 @@ from kozyr.api.common.v1 import games_pb2, language_pb2, seats_pb2
 from kozyr.api.table.v1 import table_service_pb2 as pb
 from kozyr.api.table.v1 import table_service_pb2_grpc as pb_grpc
 from kozyr.api.table.v1 import views_pb2
-from kozyr.eventstore import RecordedEvent
 from kozyr.games import khozor_teams, three_five_eight
 from kozyr.runtime.auth import Principal, Role, current_principal
 from kozyr.runtime.errors import InvalidArgument
@@ -27,15 +26,14 @@ from kozyr.runtime.interceptors import current_request_id, prefer_language
 from kozyr.table import access, validation
 from kozyr.table.actions import action_from_command, command_from_action
 from kozyr.table.app import Actor, TableApp
-from kozyr.table.model import (
+from kozyr.table.views import game_view_to_proto
+from kozyr.tables.history import history_data
+from kozyr.tables.model import (
     COMPUTER,
-    TABLE_EVENTS,
     SeatControl,
     SeatControlChanged,
     Table,
-    decode,
 )
-from kozyr.table.views import game_view_to_proto
 
 GAME_IDS = {
     games_pb2.GAME_THREE_FIVE_EIGHT: three_five_eight.GAME_ID,
@@ -116,13 +114,6 @@ def retake(principal: Principal, table: Table, seat: int) -> list[Any]:
     if principal.role is Role.PLAYER and table.control[seat] is not SeatControl.PERSON:
         return [SeatControlChanged(seat, SeatControl.PERSON)]
     return []
-
-
-def history_data(table: Table, event: RecordedEvent, seat: int | None, full: bool) -> Any:
-    """An event's data as the caller may see it, or None when it must not see it."""
-    if full or event.type in TABLE_EVENTS:
-        return event.data
-    return table.game.redact(decode(table, event.type, event.data), seat)
 
 
 class ViewCache:

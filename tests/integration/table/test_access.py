@@ -15,7 +15,7 @@ from kozyr.client import TableClient
 from kozyr.runtime.auth import Role
 from kozyr.runtime.errors import error_details
 from kozyr.table.app import Actor
-from kozyr.table.repository import stream_of
+from kozyr.tables.repository import stream_of
 from tests.integration.table.conftest import RunningTableService
 from tests.support.tables import token
 

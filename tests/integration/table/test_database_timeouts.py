@@ -26,8 +26,8 @@ from kozyr.infra import EmbeddedPostgres
 from kozyr.runtime.auth import Role
 from kozyr.runtime.errors import error_details
 from kozyr.runtime.settings import load_settings
-from kozyr.table.repository import stream_of
 from kozyr.table.service import SERVICE_NAME, TableService
+from kozyr.tables.repository import stream_of
 from tests.support.tables import JWT_KEY, token
 
 pytestmark = pytest.mark.integration

@@ -19,8 +19,8 @@ from kozyr.runtime import load_settings
 from kozyr.runtime.auth import Role
 from kozyr.runtime.errors import error_details
 from kozyr.runtime.interceptors import REQUEST_ID_KEY, call_metadata
-from kozyr.table.repository import stream_of
 from kozyr.table.service import SERVICE_NAME, TableService
+from kozyr.tables.repository import stream_of
 from tests.integration.table.conftest import RunningTableService
 from tests.support.tables import JWT_KEY, token
 

@@ -22,11 +22,11 @@ import pytest
 
 from kozyr.eventstore import InMemoryEventStore, NewEvent, RecordedEvent
 from kozyr.games import khozor_teams, three_five_eight
-from kozyr.table import model, snapshots
 from kozyr.table.app import TableApp
-from kozyr.table.model import Table
-from kozyr.table.repository import TableRepository, fold_recorded, stream_of
-from kozyr.table.snapshots import SnapshotError, decode_table, encode_table, fold_key
+from kozyr.tables import model, snapshots
+from kozyr.tables.model import Table
+from kozyr.tables.repository import TableRepository, fold_recorded, stream_of
+from kozyr.tables.snapshots import SnapshotError, decode_table, encode_table, fold_key
 from tests.unit.table.test_audit_games import play_to_the_end
 
 GAMES = [three_five_eight.GAME_ID, khozor_teams.GAME_ID]

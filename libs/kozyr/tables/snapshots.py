@@ -35,10 +35,10 @@ from kozyr.eventstore import EventStore
 from kozyr.games.base import Decider
 from kozyr.games.cards import Card, parse_card
 from kozyr.runtime.logging import get_logger
-from kozyr.table.games import GAMES, game_by_id
-from kozyr.table.model import Table
+from kozyr.tables.games import GAMES, game_by_id
+from kozyr.tables.model import Table
 
-log = get_logger("kozyr.table.snapshots")
+log = get_logger("kozyr.tables.snapshots")
 
 FORMAT = 1
 """The layout of `encode_table`'s output; part of `fold_key()`."""
@@ -69,7 +69,7 @@ def _sources(module: ModuleType) -> Iterator[Path]:
 
 def fold_sources() -> list[Path]:
     """Every source file a table's fold runs: the games, the table model, this codec."""
-    from kozyr.table import repository  # imports this module: only needed here
+    from kozyr.tables import repository  # imports this module: only needed here
 
     modules = [sys.modules[Decider.__module__], sys.modules[Card.__module__]]
     modules += [sys.modules[Table.__module__], repository, sys.modules[__name__]]

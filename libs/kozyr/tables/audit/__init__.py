@@ -19,7 +19,7 @@ running: a disputed game is settled from the log alone (docs/moderation.md).
 Both return values with `to_dict()` (JSON-able) and `to_text()` (for people).
 """
 
-from kozyr.table.audit.games import (
+from kozyr.tables.audit.games import (
     PROFILES,
     REVEAL_EVENT,
     AuditError,
@@ -27,9 +27,9 @@ from kozyr.table.audit.games import (
     NoSuchSeat,
     commitment_of,
 )
-from kozyr.table.audit.replaying import DealReplay, Origin, Replay, Step, replay
-from kozyr.table.audit.text import render_replay, render_report, step_text
-from kozyr.table.audit.verifying import AuditReport, Check, Problem, verify
+from kozyr.tables.audit.replaying import DealReplay, Origin, Replay, Step, replay
+from kozyr.tables.audit.text import render_replay, render_report, step_text
+from kozyr.tables.audit.verifying import AuditReport, Check, Problem, verify
 
 __all__ = [
     "PROFILES",

@@ -15,7 +15,7 @@ from enum import StrEnum
 from typing import Any
 
 from kozyr.games.base import Decider, OptionsError, decode_event, encode_event, registry_of
-from kozyr.table.games import UnknownGame, game_by_id
+from kozyr.tables.games import UnknownGame, game_by_id
 
 COMPUTER = ""
 """The player id of a seat that a computer plays from the start."""

@@ -9,17 +9,17 @@ from typing import Any
 
 from kozyr.eventstore import RecordedEvent, VerifyReport
 from kozyr.games.base import RuleError, encode_event
-from kozyr.table import model
-from kozyr.table.audit.games import (
+from kozyr.tables import model
+from kozyr.tables.audit.games import (
     PROFILES,
     REVEAL_EVENT,
     Data,
     GameProfile,
     commitment_of,
 )
-from kozyr.table.audit.text import describe_error, render_report
-from kozyr.table.model import SeatControlChanged, Table, TableCreated
-from kozyr.table.repository import STREAM_PREFIX, deadline_of
+from kozyr.tables.audit.text import describe_error, render_report
+from kozyr.tables.model import SeatControlChanged, Table, TableCreated
+from kozyr.tables.repository import STREAM_PREFIX, deadline_of
 
 
 class Check(StrEnum):

@@ -10,12 +10,12 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from kozyr.games import khozor_teams
-from kozyr.table.audit.games import REVEAL_EVENT, GameProfile, profile_of
-from kozyr.table.model import COMPUTER
+from kozyr.tables.audit.games import REVEAL_EVENT, GameProfile, profile_of
+from kozyr.tables.model import COMPUTER
 
 if TYPE_CHECKING:
-    from kozyr.table.audit.replaying import Replay, Step
-    from kozyr.table.audit.verifying import AuditReport
+    from kozyr.tables.audit.replaying import Replay, Step
+    from kozyr.tables.audit.verifying import AuditReport
 
 
 def describe_error(error: BaseException) -> str:

@@ -7,11 +7,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from kozyr.eventstore import RecordedEvent
-from kozyr.table import model
-from kozyr.table.audit.games import AuditError, Data, NoSuchSeat, profile_of
-from kozyr.table.audit.text import describe_error, render_replay, step_text
-from kozyr.table.model import SeatControlChanged, Table, TableCreated
-from kozyr.table.repository import deadline_of
+from kozyr.tables import model
+from kozyr.tables.audit.games import AuditError, Data, NoSuchSeat, profile_of
+from kozyr.tables.audit.text import describe_error, render_replay, step_text
+from kozyr.tables.model import SeatControlChanged, Table, TableCreated
+from kozyr.tables.repository import deadline_of
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,24 @@
+"""The redaction of a table's history: what each seat may read of the log.
+
+RULES.md "what every seat may know": table-level events (creation, seat control) are
+public; a game event is shown to a seat only as the game's `redact` lets it (a seat
+sees its own cards, nobody sees another's). The unredacted log is for admins only.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kozyr.eventstore import RecordedEvent
+from kozyr.tables.model import TABLE_EVENTS, Table, decode
+
+
+def history_data(table: Table, event: RecordedEvent, seat: int | None, full: bool) -> Any:
+    """An event's data as the caller may see it, or None when it must not see it.
+
+    `seat` None is the spectator's redaction; `full` (an admin asking for no seat)
+    shows the data as stored.
+    """
+    if full or event.type in TABLE_EVENTS:
+        return event.data
+    return table.game.redact(decode(table, event.type, event.data), seat)
