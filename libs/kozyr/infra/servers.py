@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import fcntl
 import importlib.util
+import json
 import os
 import pwd
 import shutil
@@ -19,7 +21,9 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
@@ -27,12 +31,57 @@ _PR_SET_PDEATHSIG = 1
 _PG_SYSTEM_USER = "kozyr_pg"
 
 
+_PORT_LEDGER = Path(tempfile.gettempdir()) / f"kozyr-ports-{os.getuid()}.json"
+_PORT_HOLD_SECONDS = 3600.0
+
+
 def free_port() -> int:
-    """A TCP port on 127.0.0.1 that is free right now."""
+    """A TCP port on 127.0.0.1 that is free now and handed to no other caller for an hour.
+
+    The kernel's pick (a bind to port 0) is only free at that instant: until our server
+    binds it, the kernel may give the same number to another process — say a second test
+    run on the machine, whose server would then answer our health checks and hold our
+    data. So every kozyr process of this user records its picks in one ledger (a file
+    locked with flock) and never takes a port handed out within the hour; a server that
+    restarts on its port within that hour (the restart tests) keeps it to itself.
+    """
+    with _port_ledger() as handed:
+        now = time.time()
+        for key, at in list(handed.items()):
+            if now - at > _PORT_HOLD_SECONDS:
+                del handed[key]
+        for _ in range(1000):
+            port = _unbound_port()
+            if str(port) not in handed:
+                handed[str(port)] = now
+                return port
+    raise RuntimeError("no free TCP port that no kozyr process holds")
+
+
+def _unbound_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
         port: int = sock.getsockname()[1]
         return port
+
+
+@contextlib.contextmanager
+def _port_ledger() -> Iterator[dict[str, float]]:
+    """The ports handed out (port -> time), read and written back under an exclusive lock.
+
+    A ledger left unreadable (a process killed while writing it) counts as empty.
+    """
+    fd = os.open(_PORT_LEDGER, os.O_RDWR | os.O_CREAT, 0o600)
+    with os.fdopen(fd, "r+") as ledger:
+        fcntl.flock(ledger, fcntl.LOCK_EX)
+        try:
+            handed = json.loads(ledger.read() or "{}")
+        except ValueError:
+            handed = {}
+        yield handed
+        ledger.seek(0)
+        ledger.truncate()
+        json.dump(handed, ledger)
 
 
 def die_with_parent() -> None:
@@ -166,7 +215,9 @@ class EmbeddedPostgres:
         try:
             entry = pwd.getpwnam(_PG_SYSTEM_USER)
         except KeyError:
-            subprocess.run(["useradd", "--system", "--no-create-home", _PG_SYSTEM_USER], check=True)
+            # Two runs starting at once on a fresh machine both get here: the second
+            # useradd fails because the first created the user, and that is fine.
+            subprocess.run(["useradd", "--system", "--no-create-home", _PG_SYSTEM_USER])
             entry = pwd.getpwnam(_PG_SYSTEM_USER)
         _open_for_traversal(self.data_dir)
         _open_for_traversal(_postgres_home() / "bin" / "postgres")
@@ -178,11 +229,14 @@ class EmbeddedPostgres:
         self.data_dir.mkdir(parents=True, exist_ok=True)
         user = self._run_as()
         if not (self.data_dir / "PG_VERSION").exists():
-            subprocess.run(
+            initdb = spawn(
                 [self._bin("initdb"), "-D", str(self.data_dir), "-U", "postgres",
                  "--auth=trust", "--encoding=UTF8", "--no-sync"],
-                check=True, user=user, capture_output=True,
+                user=user, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
             )  # fmt: skip
+            output, _ = initdb.communicate()
+            if initdb.returncode != 0:
+                raise RuntimeError(f"initdb failed: {output.decode(errors='replace')}")
         self._log = (self.data_dir.parent / f"{self.data_dir.name}.log").open("ab")
         args = [
             self._bin("postgres"), "-D", str(self.data_dir), "-p", str(self.port),
@@ -201,13 +255,15 @@ class EmbeddedPostgres:
             args, user=user, stdout=self._log, stderr=subprocess.STDOUT, start_new_session=True
         )
         _wait_for_port(self.port, self._proc, "PostgreSQL", timeout)
-        self._wait_ready(user, timeout)
+        self._wait_ready(timeout)
 
-    def _wait_ready(self, user: str | None, timeout: float) -> None:
+    def _wait_ready(self, timeout: float) -> None:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             probe = [self._bin("pg_isready"), "-h", "127.0.0.1", "-p", str(self.port)]
-            ready = subprocess.run([*probe, "-U", "postgres"], capture_output=True, user=user)
+            # A client needs no user switch (which would make Python fork, unsafe
+            # beside gRPC's threads: see `spawn`).
+            ready = subprocess.run([*probe, "-U", "postgres"], capture_output=True)
             if ready.returncode == 0:
                 return
             time.sleep(0.1)
