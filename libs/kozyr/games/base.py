@@ -12,12 +12,12 @@ import enum
 import functools
 import types
 import typing
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, Protocol
+from typing import Annotated, Any, Protocol
 
-from kozyr.games.cards import Card, parse_card
+from kozyr.games.cards import Card, is_card, parse_card
 
 
 class Lang(StrEnum):
@@ -105,13 +105,97 @@ COMMON_TEXTS: Mapping[str, Texts] = {
         Lang.RO: "Doar masa face această mutare.",
         Lang.IT: "Solo il tavolo fa questa mossa.",
     },
+    "UNKNOWN_COMMAND": {
+        Lang.EN: "This game has no such move.",
+        Lang.RO: "Acest joc nu are o asemenea mutare.",
+        Lang.IT: "Questo gioco non prevede questa mossa.",
+    },
+    "MALFORMED_COMMAND": {
+        Lang.EN: "This move is malformed.",
+        Lang.RO: "Această mutare este formulată greșit.",
+        Lang.IT: "Questa mossa è formulata male.",
+    },
 }
 
 
 def rule_error(catalogue: Mapping[str, Texts], reason: str, **params: object) -> RuleError:
-    """Build the RuleError for `reason` from a game catalogue (falling back to common)."""
+    """Build the RuleError for `reason` from a game catalogue (falling back to common).
+
+    Each game's `texts.error(reason, **params)` is this function over its own catalogue.
+    """
     texts = catalogue.get(reason) or COMMON_TEXTS[reason]
     return RuleError(reason, texts, **params)
+
+
+Seat = Annotated[int, "seat"]
+"""A command field naming a seat: `command_check` wants an int (not a bool) in range."""
+
+_Check = Callable[[object], bool]
+
+
+def command_check(commands: Sequence[type], seats: int) -> Callable[[object], None]:
+    """The check at the top of a game's `decide`, built once from its command types.
+
+    Whoever calls a decider (the service, a bot, a test), a command that is not one of
+    `commands` is refused with UNKNOWN_COMMAND, a `Seat` field that is not an int in
+    0..seats-1 with INVALID_SEAT, and any other field not of its declared type (a raw
+    string for an enum, a non-card in a card tuple, a list for a tuple) with
+    MALFORMED_COMMAND — a RuleError, never a KeyError or TypeError from deep inside the
+    rules. Counts, duplicates and membership stay the rules' own checks.
+    """
+    shapes = {cls: _field_checks(cls, seats) for cls in commands}
+
+    def check(command: object) -> None:
+        fields = shapes.get(type(command))
+        if fields is None:
+            raise rule_error(COMMON_TEXTS, "UNKNOWN_COMMAND", command=type(command).__name__)
+        for name, is_seat, ok in fields:
+            value = getattr(command, name)
+            if not ok(value):
+                if is_seat:  # any object may stand here: only a number goes in the text
+                    seat = value if isinstance(value, int) else "?"
+                    raise rule_error(COMMON_TEXTS, "INVALID_SEAT", seat=seat)
+                raise rule_error(COMMON_TEXTS, "MALFORMED_COMMAND", field=name)
+
+    return check
+
+
+def _field_checks(cls: type, seats: int) -> tuple[tuple[str, bool, _Check], ...]:
+    hints = typing.get_type_hints(cls, include_extras=True)
+    checks = []
+    for f in dataclasses.fields(cls):
+        hint = hints[f.name]
+        is_seat = hint == Seat
+        checks.append((f.name, is_seat, _seat_check(seats) if is_seat else _value_check(hint)))
+    return tuple(checks)
+
+
+def _seat_check(seats: int) -> _Check:
+    return lambda v: type(v) is int and 0 <= v < seats
+
+
+def _value_check(hint: Any) -> _Check:
+    """Whether a value has the type `hint` exactly (no bool for int, no str for an enum)."""
+    origin = typing.get_origin(hint)
+    args = typing.get_args(hint)
+    if origin in (typing.Union, types.UnionType):
+        arms = tuple(_value_check(a) for a in args)
+        return lambda v: any(arm(v) for arm in arms)
+    if origin is tuple and len(args) == 2 and args[1] is Ellipsis:
+        item = _value_check(args[0])
+        return lambda v: type(v) is tuple and all(item(x) for x in v)
+    if origin is tuple:
+        items = tuple(_value_check(a) for a in args)
+        return lambda v: (
+            type(v) is tuple
+            and len(v) == len(items)
+            and all(c(x) for c, x in zip(items, v, strict=True))
+        )
+    if hint is Card:
+        return is_card
+    if hint is type(None) or hint in (int, bool, str, bytes) or issubclass(hint, enum.Enum):
+        return lambda v: type(v) is hint
+    raise TypeError(f"command fields of type {hint!r} cannot be checked")
 
 
 CHANCE = "chance"

@@ -84,7 +84,10 @@ class Card:
         return f"{self.rank.value}{self.suit.value}"
 
     def __repr__(self) -> str:
-        return f"Card({self})"
+        if is_card(self):
+            return f"Card({self})"
+        # a look-alike built by hand (a test's malformed command): repr never raises
+        return f"Card(rank={self.rank!r}, suit={self.suit!r}, joker={self.joker!r})"
 
 
 _INTERNED: dict[str, Card] = {}
@@ -114,6 +117,23 @@ def parse_card(text: str) -> Card:
     if found is None:
         raise CardParseError(f"not a card: {text!r}")
     return found
+
+
+def is_card(value: object) -> bool:
+    """Whether `value` is one of the 55 cards (not a look-alike with other field values).
+
+    Interned cards are recognised by identity (commands are checked at every move); a
+    `Card` built by hand counts when its fields name a real card.
+    """
+    if id(value) in _INTERNED_IDS:
+        return True
+    return (
+        isinstance(value, Card)
+        and type(value.rank) in (Rank, type(None))
+        and type(value.suit) in (Suit, type(None))
+        and type(value.joker) in (JokerColor, type(None))
+        and value in _ALL_CARDS
+    )
 
 
 def _normalise(text: str) -> str:
@@ -155,3 +175,6 @@ for _s in Suit:
         card(_r, _s)
 for _j in JokerColor:
     joker(_j)
+_ALL_CARDS = frozenset(_INTERNED.values())
+_INTERNED_IDS = frozenset(id(c) for c in _ALL_CARDS)
+"""Ids of the interned cards, which live as long as the process (ids never reused)."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from kozyr.games.base import Seat
 from kozyr.games.cards import Card, Suit
 from kozyr.games.khozor_teams.model import ClearReason, SignalKind, Team
 
@@ -33,32 +34,32 @@ class DealRound:
 class ConfirmOpener:
     """A player of the opening team names the seat (of that team) that leads first."""
 
-    seat: int
-    opener: int
+    seat: Seat
+    opener: Seat
 
 
 @dataclass(frozen=True, slots=True)
 class Lead:
-    seat: int
+    seat: Seat
     cards: tuple[Card, ...]
 
 
 @dataclass(frozen=True, slots=True)
 class Beat:
-    seat: int
+    seat: Seat
     cards: tuple[Card, ...]
 
 
 @dataclass(frozen=True, slots=True)
 class PickUp:
-    seat: int
+    seat: Seat
 
 
 @dataclass(frozen=True, slots=True)
 class ToggleSignal:
     """Set a signal the hand makes true, or clear it if set ("tap again")."""
 
-    seat: int
+    seat: Seat
     kind: SignalKind
 
 

@@ -32,7 +32,7 @@ from kozyr.games.khozor_teams.model import (
     team_of,
 )
 from kozyr.games.khozor_teams.signals import SIGNAL_KINDS, true_signals
-from kozyr.games.khozor_teams.texts import refuse
+from kozyr.games.khozor_teams.texts import error
 
 SET_LEAD_LIMIT = 24
 DEFENCE_LIMIT = 24
@@ -63,7 +63,7 @@ def chance_command(state: State, seed: bytes) -> DrawOpeningTeam | DealRound:
         return DrawOpeningTeam(seed)
     if state.phase is Phase.AWAITING_DEAL:
         return DealRound(seed)
-    raise refuse("GAME_OVER" if state.phase is Phase.OVER else "WRONG_PHASE")
+    raise error("GAME_OVER" if state.phase is Phase.OVER else "WRONG_PHASE")
 
 
 def _lead_commands(state: State, seat: int) -> list[Command]:
@@ -115,19 +115,19 @@ def default_command(state: State, seat: int) -> Command:
     Defence: the legal beat of least total strength, else pick up.
     """
     if state.phase is Phase.OVER:
-        raise refuse("GAME_OVER")
+        raise error("GAME_OVER")
     if not 0 <= seat < SEATS:
-        raise refuse("INVALID_SEAT", seat=seat)
+        raise error("INVALID_SEAT", seat=seat)
     if state.phase is Phase.CONFIRM_OPENER:
         team = state.opening_team
         assert team is not None
         if team_of(seat) is not team:
-            raise refuse("NOT_ON_OPENING_TEAM")
+            raise error("NOT_ON_OPENING_TEAM")
         return ConfirmOpener(seat, min(team.seats))
     if state.phase is not Phase.PLAY:
-        raise refuse("NOT_A_PLAYER_MOVE")
+        raise error("NOT_A_PLAYER_MOVE")
     if seat != state.to_act:
-        raise refuse("NOT_YOUR_TURN")
+        raise error("NOT_YOUR_TURN")
     assert state.trump is not None
     if state.pile:
         return _defence_commands(state, seat, limit=1)[0]

@@ -12,11 +12,12 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from kozyr.games import fair_deal
-from kozyr.games.base import RuleError
+from kozyr.games.base import RuleError, command_check
 from kozyr.games.cards import Card
 from kozyr.games.khozor_teams.beating import assign_beats, index_of, is_khozor_card
 from kozyr.games.khozor_teams.leads import LEAD_SIZES, has_joker, is_set_play
 from kozyr.games.khozor_teams.messages import (
+    COMMANDS,
     Beat,
     CardsBeaten,
     CardsLed,
@@ -53,22 +54,22 @@ from kozyr.games.khozor_teams.model import (
     trump_of_round,
 )
 from kozyr.games.khozor_teams.signals import broken_signals, decide_toggle, round_end_clears
-from kozyr.games.khozor_teams.texts import refuse
+from kozyr.games.khozor_teams.texts import error
 
 # ------------------------------------------------------------------ chance
 
 
 def _checked_seed(seed: bytes) -> bytes:
-    if not isinstance(seed, bytes) or len(seed) != fair_deal.SEED_BYTES:
-        raise refuse("INVALID_SEED")
+    if len(seed) != fair_deal.SEED_BYTES:
+        raise error("INVALID_SEED")
     return seed
 
 
 def _chance_phase(state: State, phase: Phase) -> None:
     if state.phase is Phase.OVER:
-        raise refuse("GAME_OVER")
+        raise error("GAME_OVER")
     if state.phase is not phase:
-        raise refuse("WRONG_PHASE")
+        raise error("WRONG_PHASE")
 
 
 def _draw_opening_team(state: State, command: DrawOpeningTeam) -> list[Event]:
@@ -108,52 +109,45 @@ def _deal_round(state: State, command: DealRound) -> list[Event]:
 # ------------------------------------------------------------------ opener
 
 
-def _check_seat(seat: object) -> int:
-    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < SEATS:
-        raise refuse("INVALID_SEAT", seat=seat)
-    return seat
-
-
 def _confirm_opener(state: State, command: ConfirmOpener) -> list[Event]:
     if state.phase is Phase.OVER:
-        raise refuse("GAME_OVER")
-    seat = _check_seat(command.seat)
+        raise error("GAME_OVER")
+    seat = command.seat
     if state.phase is Phase.PLAY:
-        raise refuse("OPENER_ALREADY_CONFIRMED")
+        raise error("OPENER_ALREADY_CONFIRMED")
     if state.phase is not Phase.CONFIRM_OPENER:
-        raise refuse("WRONG_PHASE")
+        raise error("WRONG_PHASE")
     team = state.opening_team
     assert team is not None
     if team_of(seat) is not team:
-        raise refuse("NOT_ON_OPENING_TEAM")
-    opener = _check_seat(command.opener)
+        raise error("NOT_ON_OPENING_TEAM")
+    opener = command.opener
     if team_of(opener) is not team:
-        raise refuse("OPENER_NOT_ON_OPENING_TEAM", opener=opener)
+        raise error("OPENER_NOT_ON_OPENING_TEAM", opener=opener)
     return [OpenerConfirmed(seat, opener)]
 
 
 # ------------------------------------------------------------------ play
 
 
-def _check_turn(state: State, seat: object) -> int:
+def _check_turn(state: State, seat: int) -> int:
     if state.phase is Phase.OVER:
-        raise refuse("GAME_OVER")
-    checked = _check_seat(seat)
+        raise error("GAME_OVER")
     if state.phase is not Phase.PLAY:
-        raise refuse("WRONG_PHASE")
-    if checked != state.to_act:
-        raise refuse("NOT_YOUR_TURN")
-    return checked
+        raise error("WRONG_PHASE")
+    if seat != state.to_act:
+        raise error("NOT_YOUR_TURN")
+    return seat
 
 
 def _check_cards(hand: Sequence[Card], cards: Sequence[Card]) -> None:
     held = {index_of(c) for c in hand}
     named: set[int] = set()
     for c in cards:
-        if not isinstance(c, Card) or not is_khozor_card(c) or index_of(c) not in held:
-            raise refuse("CARD_NOT_IN_HAND", card=c)
+        if not is_khozor_card(c) or index_of(c) not in held:
+            raise error("CARD_NOT_IN_HAND", card=c)
         if index_of(c) in named:
-            raise refuse("DUPLICATE_CARD", card=c)
+            raise error("DUPLICATE_CARD", card=c)
         named.add(index_of(c))
 
 
@@ -161,28 +155,28 @@ def lead_problem(state: State, cards: Sequence[Card]) -> RuleError | None:
     """Why these cards (already known to be in hand) cannot be led now, or None."""
     size = len(cards)
     if size not in LEAD_SIZES:
-        return refuse("WRONG_CARD_COUNT", expected="1, 3 or 5")
+        return error("WRONG_CARD_COUNT", expected="1, 3 or 5")
     if size == 1:
         return None
     if has_joker(cards):
-        return refuse("JOKER_NOT_SINGLE")
+        return error("JOKER_NOT_SINGLE")
     if not is_set_play(cards):
-        return refuse("INVALID_LEAD")
+        return error("INVALID_LEAD")
     smallest = min(len(h) for h in state.hands)
     if size == 3 and smallest < THREE_CARD_LEAD_MIN_HAND:
-        return refuse("LEAD_NEEDS_THREE_CARDS_EACH")
+        return error("LEAD_NEEDS_THREE_CARDS_EACH")
     if size == 5 and state.reserve:
-        return refuse("LEAD_NEEDS_EMPTY_RESERVE")
+        return error("LEAD_NEEDS_EMPTY_RESERVE")
     if size == 5 and smallest < FIVE_CARD_LEAD_MIN_HAND:
-        return refuse("LEAD_NEEDS_FIVE_CARDS_EACH")
+        return error("LEAD_NEEDS_FIVE_CARDS_EACH")
     return None
 
 
 def _lead(state: State, command: Lead) -> list[Event]:
     seat = _check_turn(state, command.seat)
     if state.pile:
-        raise refuse("MUST_DEFEND")
-    cards = tuple(command.cards)
+        raise error("MUST_DEFEND")
+    cards = command.cards
     _check_cards(state.hands[seat], cards)
     problem = lead_problem(state, cards)
     if problem is not None:
@@ -194,20 +188,20 @@ def beat_problem(state: State, cards: Sequence[Card]) -> RuleError | None:
     """Why these cards (already known to be in hand) do not beat the last play, or None."""
     attack = state.pile[-1].cards
     if len(cards) != len(attack):
-        return refuse("WRONG_CARD_COUNT", expected=len(attack))
+        return error("WRONG_CARD_COUNT", expected=len(attack))
     if len(cards) > 1 and has_joker(cards):
-        return refuse("JOKER_NOT_SINGLE")
+        return error("JOKER_NOT_SINGLE")
     assert state.trump is not None
     if assign_beats(cards, attack, state.trump) is None:
-        return refuse("DOES_NOT_BEAT")
+        return error("DOES_NOT_BEAT")
     return None
 
 
 def _beat(state: State, command: Beat) -> list[Event]:
     seat = _check_turn(state, command.seat)
     if not state.pile:
-        raise refuse("NOTHING_TO_BEAT")
-    cards = tuple(command.cards)
+        raise error("NOTHING_TO_BEAT")
+    cards = command.cards
     _check_cards(state.hands[seat], cards)
     problem = beat_problem(state, cards)
     if problem is not None:
@@ -219,7 +213,7 @@ def _beat(state: State, command: Beat) -> list[Event]:
 def _pick_up(state: State, command: PickUp) -> list[Event]:
     seat = _check_turn(state, command.seat)
     if not state.pile:
-        raise refuse("NOTHING_TO_BEAT")
+        raise error("NOTHING_TO_BEAT")
     return [PilePickedUp(seat, tuple(c for play in state.pile for c in play.cards))]
 
 
@@ -265,12 +259,14 @@ _HANDLERS: dict[type, Callable[[State, Any], list[Any]]] = {
 }
 
 
-def decide(state: State, command: Any) -> list[Event]:
-    """The events a command causes; RuleError (with a reason code) if it is illegal.
+_check_command = command_check(COMMANDS, SEATS)
 
-    Raises TypeError for an object that is not a Khözör command at all.
+
+def decide(state: State, command: object) -> list[Event]:
+    """The events of a legal command; RuleError (with a reason code) for an illegal one.
+
+    Any object is accepted and judged: one that is not a well-formed command of this
+    game is refused like an illegal move (`base.command_check`).
     """
-    handler = _HANDLERS.get(type(command))
-    if handler is None:
-        raise TypeError(f"not a khozor_teams command: {command!r}")
-    return handler(state, command)
+    _check_command(command)
+    return _HANDLERS[type(command)](state, command)

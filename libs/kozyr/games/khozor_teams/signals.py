@@ -21,7 +21,7 @@ from kozyr.games.khozor_teams.model import (
     State,
     team_of,
 )
-from kozyr.games.khozor_teams.texts import refuse
+from kozyr.games.khozor_teams.texts import error
 
 SIGNAL_KINDS = (SignalKind.THREE_SET, SignalKind.FIVE_SET)
 
@@ -34,15 +34,13 @@ def true_signals(hand: Sequence[Card]) -> frozenset[SignalKind]:
 def decide_toggle(state: State, command: ToggleSignal) -> list[SignalSet | SignalCleared]:
     """Allowed at any moment of a round, whoever's turn it is; never a decision."""
     if state.phase is Phase.OVER:
-        raise refuse("GAME_OVER")
-    if not (isinstance(command.seat, int) and 0 <= command.seat < SEATS):
-        raise refuse("INVALID_SEAT", seat=command.seat)
+        raise error("GAME_OVER")
     if not state.round_in_progress:
-        raise refuse("WRONG_PHASE")
+        raise error("WRONG_PHASE")
     if command.kind in state.signals[command.seat]:
         return [SignalCleared(command.seat, command.kind, ClearReason.TAPPED)]
     if not holds_set(state.hands[command.seat], command.kind):
-        raise refuse("SIGNAL_NOT_TRUE")
+        raise error("SIGNAL_NOT_TRUE")
     return [SignalSet(command.seat, command.kind)]
 
 

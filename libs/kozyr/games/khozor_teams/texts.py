@@ -1,6 +1,6 @@
 """Player-facing texts of Khözör in English, Romanian and Italian.
 
-`REASONS` holds the rule errors peculiar to this game (the common ones, such as
+`ERRORS` holds the rule errors peculiar to this game (the common ones, such as
 NOT_YOUR_TURN, live in `kozyr.games.base.COMMON_TEXTS`). Clients match on the
 reason code, never on the text.
 """
@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Final
 
-from kozyr.games.base import Lang, RuleError, Texts, rule_error
+from kozyr.games.base import COMMON_TEXTS, Lang, RuleError, Texts, rule_error
 
-REASONS: Final[Mapping[str, Texts]] = {
+ERRORS: Final[Mapping[str, Texts]] = {
     "NOT_ON_OPENING_TEAM": {
         Lang.EN: "Only a player of the opening team can confirm the opener.",
         Lang.RO: "Doar un jucător din echipa care deschide poate confirma cine începe.",
@@ -93,9 +93,13 @@ REASONS: Final[Mapping[str, Texts]] = {
 }
 
 
-def refuse(reason: str, **params: object) -> RuleError:
-    """The RuleError for a Khözör reason code (or a common one)."""
-    return rule_error(REASONS, reason, **params)
+REASONS: tuple[str, ...] = (*COMMON_TEXTS, *ERRORS)
+"""Every reason code `decide`, `default_command` and `chance_command` may raise."""
+
+
+def error(reason: str, **params: object) -> RuleError:
+    """The RuleError for `reason` (Khözör's or a common one) with its texts in every language."""
+    return rule_error(ERRORS, reason, **params)
 
 
 PHASE_NAMES: Final[Mapping[str, Texts]] = {

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import NamedTuple
 
+from kozyr.games.base import Seat
 from kozyr.games.cards import Card, Rank, RankOrder, Suit
 
 GAME_ID = "three_five_eight"
@@ -126,7 +127,7 @@ class DealCards:
 
 @dataclass(frozen=True, slots=True)
 class ChooseContract:
-    seat: int
+    seat: Seat
     contract: Contract
 
 
@@ -134,7 +135,7 @@ class ChooseContract:
 class GiveCard:
     """One card of the exchange, from the giver whose turn it is."""
 
-    seat: int
+    seat: Seat
     card: Card
 
 
@@ -142,13 +143,13 @@ class GiveCard:
 class Discard:
     """The declarer's four discards, all at once (one decision, one timeout)."""
 
-    seat: int
+    seat: Seat
     cards: tuple[Card, ...]
 
 
 @dataclass(frozen=True, slots=True)
 class PlayCard:
-    seat: int
+    seat: Seat
     card: Card
 
 
@@ -198,7 +199,7 @@ class CardsDealt:
 @dataclass(frozen=True, slots=True)
 class ContractChosen:
     deal: int
-    seat: int
+    seat: Seat
     contract: Contract
 
 
@@ -264,7 +265,7 @@ class CardsDiscarded:
 
 @dataclass(frozen=True, slots=True)
 class CardPlayed:
-    seat: int
+    seat: Seat
     card: Card
 
 

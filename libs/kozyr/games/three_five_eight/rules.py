@@ -14,10 +14,11 @@ from itertools import combinations
 from typing import Any
 
 from kozyr.games import fair_deal
-from kozyr.games.base import CHANCE, Turn
+from kozyr.games.base import CHANCE, Turn, command_check
 from kozyr.games.cards import Card
 from kozyr.games.three_five_eight import exchange, scoring
 from kozyr.games.three_five_eight.model import (
+    COMMANDS,
     DEALS,
     DECK,
     FIRST_LOOK,
@@ -116,9 +117,7 @@ def playable(d: DealState, hand: tuple[Card, ...], must_trump: bool) -> tuple[Ca
     return hand
 
 
-def _check_seat(state: State, seat: object, phase: Phase) -> DealState:
-    if type(seat) is not int or not 0 <= seat < SEATS:
-        raise error("INVALID_SEAT", seat=seat)
+def _check_turn(state: State, seat: int, phase: Phase) -> DealState:
     if state.phase is Phase.OVER:
         raise error("GAME_OVER")
     if acting_seat(state) != seat:
@@ -129,12 +128,12 @@ def _check_seat(state: State, seat: object, phase: Phase) -> DealState:
     return state.deal
 
 
-def _check_seed(state: State, seed: object, phase: Phase) -> bytes:
+def _check_seed(state: State, seed: bytes, phase: Phase) -> bytes:
     if state.phase is Phase.OVER:
         raise error("GAME_OVER")
     if state.phase is not phase:
         raise error("WRONG_PHASE", phase=state.phase.value)
-    if not isinstance(seed, bytes) or len(seed) != fair_deal.SEED_BYTES:
+    if len(seed) != fair_deal.SEED_BYTES:
         raise error("INVALID_SEED")
     return seed
 
@@ -231,10 +230,8 @@ def _deal_cards(state: State, cmd: DealCards) -> list[Event]:
 
 
 def _choose_contract(state: State, cmd: ChooseContract) -> list[Event]:
-    d = _check_seat(state, cmd.seat, Phase.CONTRACT)
+    d = _check_turn(state, cmd.seat, Phase.CONTRACT)
     contract = cmd.contract
-    if not isinstance(contract, Contract):
-        raise error("UNKNOWN_COMMAND")
     if contract in state.used[cmd.seat]:
         raise error("CONTRACT_ALREADY_USED", contract=contract.value)
     rests = tuple(hand[FIRST_LOOK:] for hand in d.hands)
@@ -250,7 +247,7 @@ def _choose_contract(state: State, cmd: ChooseContract) -> list[Event]:
 
 
 def _give_card(state: State, cmd: GiveCard) -> list[Event]:
-    d = _check_seat(state, cmd.seat, Phase.EXCHANGE)
+    d = _check_turn(state, cmd.seat, Phase.EXCHANGE)
     hand = d.hands[cmd.seat]
     at = find(hand, cmd.card)
     if at < 0:
@@ -265,8 +262,8 @@ def _give_card(state: State, cmd: GiveCard) -> list[Event]:
 
 
 def _discard(state: State, cmd: Discard) -> list[Event]:
-    d = _check_seat(state, cmd.seat, Phase.DISCARD)
-    wanted = tuple(cmd.cards)
+    d = _check_turn(state, cmd.seat, Phase.DISCARD)
+    wanted = cmd.cards
     if len(wanted) != TALON_SIZE or len(set(wanted)) != TALON_SIZE:
         raise error("DISCARD_FOUR_CARDS", count=len(wanted))
     hand = d.hands[cmd.seat]
@@ -282,13 +279,10 @@ def _discard(state: State, cmd: Discard) -> list[Event]:
 def _play_card(state: State, cmd: PlayCard) -> list[Event]:
     d = state.deal
     seat = cmd.seat
-    if not (  # the usual case, checked inline; `_check_seat` names any error
-        state.phase is Phase.PLAY
-        and d is not None
-        and type(seat) is int
-        and (d.leader + len(d.trick)) % SEATS == seat
+    if not (  # the usual case, checked inline; `_check_turn` names any error
+        state.phase is Phase.PLAY and d is not None and (d.leader + len(d.trick)) % SEATS == seat
     ):
-        d = _check_seat(state, seat, Phase.PLAY)
+        d = _check_turn(state, seat, Phase.PLAY)
     hand = d.hands[seat]
     at = find(hand, cmd.card)
     if at < 0:
@@ -331,12 +325,17 @@ _DECIDERS: dict[type, Callable[[State, Any], list[Event]]] = {
 }
 
 
-def decide(state: State, command: Command) -> list[Event]:
-    """The events of a legal command; RuleError (with a reason code) for an illegal one."""
-    handler = _DECIDERS.get(type(command))
-    if handler is None:
-        raise error("UNKNOWN_COMMAND", command=type(command).__name__)
-    return handler(state, command)
+_check_command = command_check(COMMANDS, SEATS)
+
+
+def decide(state: State, command: object) -> list[Event]:
+    """The events of a legal command; RuleError (with a reason code) for an illegal one.
+
+    Any object is accepted and judged: one that is not a well-formed command of this
+    game is refused like an illegal move (`base.command_check`).
+    """
+    _check_command(command)
+    return _DECIDERS[type(command)](state, command)
 
 
 # ------------------------------------------------------------------- legal moves

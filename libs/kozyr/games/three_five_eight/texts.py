@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TypeVar
 
-from kozyr.games.base import Lang, RuleError, Texts, rule_error
+from kozyr.games.base import COMMON_TEXTS, Lang, RuleError, Texts, rule_error
 from kozyr.games.three_five_eight.model import Contract, Phase, Role
 
 K = TypeVar("K")
@@ -47,29 +47,16 @@ ERRORS: Mapping[str, Texts] = {
         Lang.RO: "Valoarea aleatoare (seed) a amestecării are exact 32 de octeți.",
         Lang.IT: "Il valore casuale (seed) del mescolamento è di esattamente 32 byte.",
     },
-    "UNKNOWN_COMMAND": {
-        Lang.EN: "This game has no such move.",
-        Lang.RO: "Acest joc nu are o asemenea mutare.",
-        Lang.IT: "Questo gioco non prevede questa mossa.",
-    },
 }
-"""Reasons specific to 3-5-8; NOT_YOUR_TURN, WRONG_PHASE, GAME_OVER, CARD_NOT_IN_HAND,
-INVALID_SEAT and NOT_A_PLAYER_MOVE come from `base.COMMON_TEXTS`."""
+"""Reasons specific to 3-5-8; the others (NOT_YOUR_TURN, UNKNOWN_COMMAND…) are
+`base.COMMON_TEXTS`."""
 
-REASONS: tuple[str, ...] = (
-    "NOT_YOUR_TURN",
-    "WRONG_PHASE",
-    "GAME_OVER",
-    "CARD_NOT_IN_HAND",
-    "INVALID_SEAT",
-    "NOT_A_PLAYER_MOVE",
-    *ERRORS,
-)
+REASONS: tuple[str, ...] = (*COMMON_TEXTS, *ERRORS)
 """Every reason code `decide`, `default_command` and `chance_command` may raise."""
 
 
 def error(reason: str, **params: object) -> RuleError:
-    """The RuleError for `reason` with its texts in every language."""
+    """The RuleError for `reason` (3-5-8's or a common one) with its texts in every language."""
     return rule_error(ERRORS, reason, **params)
 
 
