@@ -254,10 +254,10 @@ async def relay_latency(
         arrived.set()
 
     await client.subscribe(f"{root}.table.>", cb=on_message)
-    relay = OutboxRelay(url, nats_url, subject_root=root, idle_interval=idle_interval)
-    task = asyncio.create_task(relay.run())
     latencies: list[float] = []
-    async with PostgresEventStore(url, subject_root=root) as store:
+    async with PostgresEventStore(url) as store:
+        relay = OutboxRelay(store, nats_url, subject_root=root, idle_interval=idle_interval)
+        task = asyncio.create_task(relay.run())
         for _ in range(3000):  # until the relay leads (at most ~30 s)
             if relay.stats.leader:
                 break
@@ -275,8 +275,8 @@ async def relay_latency(
                 arrived.clear()
             latencies.append(arrivals[event_id] - started)
             await asyncio.sleep(0.02)
-    relay.stop()
-    await task
+        relay.stop()
+        await task
     await client.close()
     await admin.execute("ALTER TABLE outbox ENABLE TRIGGER outbox_notify")
     await admin.close()

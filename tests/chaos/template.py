@@ -95,7 +95,7 @@ async def build_template(root: Path) -> Template:
 
 async def _prefill(database_url: str) -> tuple[TableSetup, ...]:
     await migrate(database_url)
-    store = PostgresEventStore(database_url, subject_root=SUBJECT_ROOT, max_pool_size=4)
+    store = PostgresEventStore(database_url, max_pool_size=4)
     await store.open()
     try:
         app = TableApp(store)
@@ -147,10 +147,11 @@ def _moves(table: Table, seat: int) -> list[Any]:
 
 async def _relay_everything(database_url: str, nats_url: str) -> None:
     """The service's relay, in-process, until the outbox is empty: JetStream = events."""
-    relay = OutboxRelay(database_url, nats_url, subject_root=SUBJECT_ROOT)
-    task = asyncio.create_task(relay.run())
-    try:
-        await wait_until_relayed(database_url)
-    finally:
-        relay.stop()
-        await task
+    async with PostgresEventStore(database_url) as store:
+        relay = OutboxRelay(store, nats_url, subject_root=SUBJECT_ROOT)
+        task = asyncio.create_task(relay.run())
+        try:
+            await wait_until_relayed(database_url)
+        finally:
+            relay.stop()
+            await task

@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 from uuid import UUID
 
 from kozyr.eventstore.hashing import format_timestamp
-from kozyr.eventstore.model import RecordedEvent
+from kozyr.eventstore.model import OutboxEntry, RecordedEvent
 
 _T = TypeVar("_T")
 
@@ -54,6 +54,24 @@ def event_headers(event: RecordedEvent) -> dict[str, str]:
         POSITION_HEADER: str(event.position),
         TYPE_HEADER: event.type,
         SCHEMA_VERSION_HEADER: str(event.schema_version),
+    }
+
+
+def encode_entry(entry: OutboxEntry) -> bytes:
+    """The body of an outbox entry: an event as JSON, a queued message as it was given."""
+    item = entry.item
+    return encode_event(item) if isinstance(item, RecordedEvent) else item.payload
+
+
+def entry_headers(entry: OutboxEntry) -> dict[str, str]:
+    """An event's headers, or a message's: its id (dedupe), stream and type."""
+    item = entry.item
+    if isinstance(item, RecordedEvent):
+        return event_headers(item)
+    return {
+        MSG_ID_HEADER: str(item.message_id),
+        STREAM_HEADER: item.stream,
+        TYPE_HEADER: item.type,
     }
 
 

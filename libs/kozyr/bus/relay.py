@@ -6,15 +6,21 @@ Guarantees (details and failure cases in docs/eventstore.md, "Relay"):
 - Effectively once: publishing is at-least-once (a crash between the ack and the
   delete republishes), and JetStream drops the repeat because `Nats-Msg-Id` is the
   event id (within the streams' duplicate window).
-- Per-stream order: rows are read in global-position order (per stream that is
-  position order) and the events of one stream are published one at a time, each
-  after the previous one's ack. Different streams are published concurrently.
-- Replicas: any number may run; a session-level advisory lock elects one leader and
-  the others wait. The lock lives on the leader's database connection, so a leader
-  that loses its connection loses its leadership at the same moment, and every read
-  and delete it makes goes through that connection. Even two overlapping publishers
-  could not reorder a stream: each publishes a stream's next event only after the
-  previous one is stored, and duplicates are dropped by the server.
+- Per-stream order: entries are read in outbox order (per stream that is position
+  order, each append's messages after its events) and the entries of one stream
+  are published one at a time, each after the previous one's ack. Different
+  streams are published concurrently.
+- Replicas: any number may run; the event store's outbox reader elects one leader and
+  the others wait. On PostgreSQL that is a session-level advisory lock on the reader's
+  own connection, so a leader that loses its connection loses its leadership at the
+  same moment, and every read and delete it makes goes through that connection. The
+  relay never touches the store's tables: it asks the store (`EventStore.outbox_reader`)
+  and names each entry's subject itself (`kozyr.bus.subjects.entry_subject`).
+  Even two overlapping publishers could not reorder a stream: each publishes a
+  stream's next entry only after the previous one is stored, and duplicates are
+  dropped by the server.
+- Entries are events and the messages queued with them (the public table events):
+  both are published in outbox order, messages with `Nats-Msg-Id` = their message id.
 - Wakes on NOTIFY from the outbox trigger, and polls every `idle_interval` anyway
   (a notification sent while the relay was reconnecting is not lost work, only late).
 - Survives PostgreSQL and NATS outages: every failure ends the current session and a
@@ -32,37 +38,18 @@ from typing import Any
 
 import nats
 import structlog
-from asyncpg import Connection, connect
 from nats.aio.client import Client as NatsClient
 from nats.js import JetStreamContext
 
-from kozyr.bus.codec import encode_event, event_headers
+from kozyr.bus.codec import encode_entry, entry_headers
 from kozyr.bus.connection import ConnectionState
 from kozyr.bus.streams import DEFAULT_CATEGORIES, DEFAULT_DUPLICATE_WINDOW, ensure_event_streams
-from kozyr.bus.subjects import DEFAULT_ROOT, check_root
-from kozyr.eventstore.model import RecordedEvent
-from kozyr.eventstore.rows import events_from_rows
-from kozyr.eventstore.schema import OUTBOX_CHANNEL
-from kozyr.eventstore.statements import EVENT_COLUMNS
-from kozyr.eventstore.urls import asyncpg_dsn
+from kozyr.bus.subjects import DEFAULT_ROOT, check_root, entry_subject
+from kozyr.eventstore.model import EventStore, OutboxEntry, OutboxReader
 
 log = structlog.get_logger(__name__)
 
 RELAY_LOCK_KEY = 0x6B6F7A79_726C79  # "kozyr" "rly": the leader's advisory lock id
-
-
-def _qualified(columns: str, alias: str) -> str:
-    return ", ".join(f"{alias}.{column.strip()}" for column in columns.split(","))
-
-
-_PENDING = f"""
-SELECT {_qualified(EVENT_COLUMNS, "e")}, o.subject
-  FROM outbox o JOIN events e ON e.global_position = o.global_position
- ORDER BY o.global_position
- LIMIT $1
-"""
-_DELETE = "DELETE FROM outbox WHERE global_position = ANY($1::bigint[])"
-_BACKLOG = "SELECT count(*), min(enqueued_at) FROM outbox"
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,7 +81,7 @@ class RelayStats:
 
 @dataclass(frozen=True, slots=True)
 class _Pending:
-    event: RecordedEvent
+    entry: OutboxEntry
     subject: str
 
 
@@ -107,7 +94,7 @@ class OutboxRelay:
 
     def __init__(
         self,
-        database_url: str,
+        store: EventStore,
         nats_servers: str | Sequence[str],
         *,
         subject_root: str = DEFAULT_ROOT,
@@ -125,7 +112,7 @@ class OutboxRelay:
         stop_grace: float = 10.0,
         nats_options: dict[str, Any] | None = None,
     ) -> None:
-        self._dsn = asyncpg_dsn(database_url)
+        self._store = store
         self._servers = [nats_servers] if isinstance(nats_servers, str) else list(nats_servers)
         self._root = check_root(subject_root)
         self._categories = tuple(categories)
@@ -210,43 +197,39 @@ class OutboxRelay:
             max_age=self._stream_max_age,
             replicas=self._stream_replicas,
         )
-        connection = await connect(
-            self._dsn,
-            timeout=self._connect_timeout,
-            server_settings={"application_name": self._application_name},
+        reader = self._store.outbox_reader(
+            lock_key=self._lock_key, on_queued=self._notified, name=self._application_name
         )
-        self.stats.sessions += 1
-        self._state.succeeded()
-        try:
-            await self._lead(connection, js)
-        finally:
-            self.stats.leader = False
-            connection.terminate()
+        async with reader as opened:
+            self.stats.sessions += 1
+            self._state.succeeded()
+            try:
+                await self._lead(opened, js)
+            finally:
+                self.stats.leader = False
 
-    async def _lead(self, connection: Connection, js: JetStreamContext) -> None:
-        while not await connection.fetchval("SELECT pg_try_advisory_lock($1)", self._lock_key):
+    async def _lead(self, reader: OutboxReader, js: JetStreamContext) -> None:
+        while not await reader.lead():
             if self._stopping.is_set():
                 return
             await self._pause(self._idle_interval)
         self.stats.leader = True
         log.info("outbox relay is the leader")
-        await connection.add_listener(OUTBOX_CHANNEL, self._notified)
         while not self._stopping.is_set():
-            if await self._relay_batch(connection, js) == 0:
+            if await self._relay_batch(reader, js) == 0:
                 await self._pause(self._idle_interval)
 
-    def _notified(self, *_: object) -> None:
+    def _notified(self) -> None:
         self._wake.set()
 
-    async def _relay_batch(self, connection: Connection, js: JetStreamContext) -> int:
-        rows = await connection.fetch(_PENDING, self._batch_size)
-        if not rows:
+    async def _relay_batch(self, reader: OutboxReader, js: JetStreamContext) -> int:
+        entries = await reader.pending(self._batch_size)
+        if not entries:
             return 0
-        events = events_from_rows(rows)
-        pending = [_Pending(event, row[10]) for event, row in zip(events, rows, strict=True)]
+        pending = [_Pending(entry, entry_subject(entry, self._root)) for entry in entries]
         acknowledged, failure = await self._publish(js, pending)
         if acknowledged:
-            await connection.execute(_DELETE, acknowledged)
+            await reader.remove(acknowledged)
         self.stats.batches += 1
         self.stats.published += len(acknowledged)
         if failure is not None:
@@ -265,11 +248,11 @@ class OutboxRelay:
     ) -> tuple[list[int], tuple[str, BaseException] | None]:
         """Publish per stream in order, streams concurrently.
 
-        Returns the acknowledged global positions and the first failure (subject, error).
+        Returns the acknowledged outbox ids and the first failure (subject, error).
         """
         by_stream: dict[str, list[_Pending]] = {}
         for item in pending:
-            by_stream.setdefault(item.event.stream, []).append(item)
+            by_stream.setdefault(item.entry.stream, []).append(item)
         outcomes = await asyncio.gather(
             *(self._publish_stream(js, items) for items in by_stream.values())
         )
@@ -285,13 +268,13 @@ class OutboxRelay:
             try:
                 ack = await js.publish(
                     item.subject,
-                    encode_event(item.event),
+                    encode_entry(item.entry),
                     timeout=self._publish_timeout,
-                    headers=event_headers(item.event),
+                    headers=entry_headers(item.entry),
                 )
             except Exception as error:  # stop this stream here: order before progress
                 return done, (item.subject, error)
-            done.append(item.event.global_position)
+            done.append(item.entry.id)
             if ack.duplicate:
                 self.stats.duplicates += 1
         return done, None
@@ -320,16 +303,7 @@ class OutboxRelay:
             await client.close()
 
 
-async def outbox_backlog(database_url: str) -> tuple[int, float | None]:
-    """(rows waiting, age in seconds of the oldest): the relay lag, for metrics and ops."""
-    connection = await connect(asyncpg_dsn(database_url))
-    try:
-        count, oldest = await connection.fetchrow(_BACKLOG)
-        if oldest is None:
-            return int(count), None
-        age = await connection.fetchval(
-            "SELECT extract(epoch FROM now() - $1::timestamptz)", oldest
-        )
-        return int(count), float(age)
-    finally:
-        await connection.close()
+async def outbox_backlog(store: EventStore) -> tuple[int, float | None]:
+    """(entries waiting, age in seconds of the oldest): the relay lag, for metrics and ops."""
+    backlog = await store.outbox_backlog()
+    return backlog.entries, backlog.oldest_age

@@ -1,10 +1,12 @@
 """JetStream streams that store kozyr's events: one per stream category.
 
 "<root>.table.>" is stored in "<ROOT>_TABLE" (KOZYR_TABLE by default), "<root>.ticket.>"
-in "<ROOT>_TICKET". Names derive from the subject root, so tests with their own root
-get their own streams. The duplicate window is what turns the relay's at-least-once
-publishing into effectively-once storage (`Nats-Msg-Id` = event id): it must be longer
-than any relay outage plus its retry backoff you want de-duplicated (default 2 hours).
+in "<ROOT>_TICKET", the public table events "<root>.public.>" in "<ROOT>_PUBLIC" (a
+stream of their own, so that the raw table stream stays exactly the events table).
+Names derive from the subject root, so tests with their own root get their own streams.
+The duplicate window is what turns the relay's at-least-once publishing into
+effectively-once storage (`Nats-Msg-Id` = event id): it must be longer than any relay
+outage plus its retry backoff you want de-duplicated (default 2 hours).
 """
 
 from __future__ import annotations
@@ -19,8 +21,9 @@ from nats.js.errors import NotFoundError
 
 from kozyr.bus.subjects import DEFAULT_ROOT, category_filter, check_root
 
-DEFAULT_CATEGORIES: tuple[str, ...] = ("table", "ticket")
-"""Stream categories whose events go to JetStream (stream names "<category>-<id>")."""
+DEFAULT_CATEGORIES: tuple[str, ...] = ("table", "ticket", "public")
+"""Subject trees stored in JetStream: stream categories (stream names "<category>-<id>")
+and the "public" channel of messages queued with appends."""
 
 DEFAULT_DUPLICATE_WINDOW = 2 * 60 * 60.0
 """Seconds JetStream remembers message ids: republishing within it stores nothing new."""

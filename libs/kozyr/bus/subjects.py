@@ -1,9 +1,11 @@
 """NATS subject names for events and presence (DESIGN.md §5), and their parsing.
 
 An event of stream "<category>-<id>" travels on "<root>.<category>.<id>.<EventType>":
-"table-7f3a" + "CardPlayed" → "kozyr.table.7f3a.CardPlayed". The root is configurable so
+"table-7f3a" + "CardPlayed" → "kozyr.table.7f3a.CardPlayed". A message queued with an
+append (`kozyr.eventstore.NewMessage`) travels on "<root>.<channel>.<category>.<id>.<Type>":
+channel "public" → "kozyr.public.table.7f3a.TurnStarted". The root is configurable so
 that tests (and several deployments sharing one NATS account) never overlap.
-Pure functions, no I/O: the event store calls `subject_for` inside the append.
+Pure functions, no I/O: the relay names the subject of each outbox entry.
 """
 
 from __future__ import annotations
@@ -11,11 +13,21 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from kozyr.eventstore.model import (
+    CHANNEL_PATTERN,
+    STREAM_PATTERN,
+    OutboxEntry,
+    RecordedEvent,
+)
+
 DEFAULT_ROOT = "kozyr"
+
+PUBLIC_CHANNEL = "public"
+"""The channel of the public table events (DESIGN.md §5): "<root>.public.table.<id>.<Type>"."""
 
 _TOKEN = r"[A-Za-z0-9_-]+"
 _ROOT_PATTERN = re.compile(rf"{_TOKEN}(?:\.{_TOKEN})*")
-_STREAM_PATTERN = re.compile(r"(?P<category>[a-z][a-z0-9_]*)-(?P<id>[A-Za-z0-9_-]+)")
+_STREAM_PATTERN = STREAM_PATTERN
 _EVENT_TYPE_PATTERN = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 _PLAYER_PATTERN = re.compile(_TOKEN)
 
@@ -51,6 +63,30 @@ def subject_for(stream: str, event_type: str, root: str = DEFAULT_ROOT) -> str:
     if not _EVENT_TYPE_PATTERN.fullmatch(event_type):
         raise ValueError(f"event type {event_type!r} is not an identifier")
     return f"{check_root(root)}.{name.category}.{name.id}.{event_type}"
+
+
+def message_subject(stream: str, channel: str, message_type: str, root: str = DEFAULT_ROOT) -> str:
+    """The subject of a message of `channel` queued with an append to `stream`:
+    "table-7f3a", "public", "TurnStarted" → "kozyr.public.table.7f3a.TurnStarted"."""
+    if not CHANNEL_PATTERN.fullmatch(channel):
+        raise ValueError(f"channel {channel!r} is not a lowercase identifier")
+    return (
+        f"{check_root(root)}.{channel}.{subject_for(stream, message_type, root)[len(root) + 1 :]}"
+    )
+
+
+def entry_subject(entry: OutboxEntry, root: str = DEFAULT_ROOT) -> str:
+    """The subject an outbox entry is published on: an event's or a message's."""
+    item = entry.item
+    if isinstance(item, RecordedEvent):
+        return subject_for(item.stream, item.type, root)
+    return message_subject(item.stream, item.channel, item.type, root)
+
+
+def public_filter(category: str = "table", root: str = DEFAULT_ROOT) -> str:
+    """Every public message of a category: "kozyr.public.table.>"."""
+    parse_stream(f"{category}-x")
+    return f"{check_root(root)}.{PUBLIC_CHANNEL}.{category}.>"
 
 
 def stream_filter(stream: str, root: str = DEFAULT_ROOT) -> str:

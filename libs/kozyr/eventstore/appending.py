@@ -1,7 +1,7 @@
 """Turning an append request into exactly what gets stored (pure, shared by every backend).
 
 Everything that does not depend on the database is decided here, once: validation, event
-ids, the timestamp, canonical bytes, subjects, the request fingerprint. A backend then
+ids, the timestamp, canonical bytes, the messages to queue, the request fingerprint. A backend then
 only has to find the previous hash, chain, and write atomically. Sharing this code is
 what makes `InMemoryEventStore` behave like `PostgresEventStore`.
 """
@@ -15,7 +15,6 @@ from datetime import datetime
 from typing import Any
 from uuid import UUID
 
-from kozyr.bus.subjects import subject_for
 from kozyr.eventstore.errors import InvalidEvent
 from kozyr.eventstore.hashing import (
     canonical_event,
@@ -24,10 +23,18 @@ from kozyr.eventstore.hashing import (
     fingerprint_command,
     fingerprint_events,
 )
-from kozyr.eventstore.model import AppendResult, NewEvent, RecordedEvent
+from kozyr.eventstore.model import (
+    AppendResult,
+    NewEvent,
+    NewMessage,
+    QueuedMessage,
+    RecordedEvent,
+    check_stream,
+)
 
 MAX_REQUEST_ID_LENGTH = 200
 MAX_EVENTS_PER_APPEND = 10_000
+MAX_MESSAGES_PER_APPEND = 10_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,7 +46,6 @@ class PlannedEvent:
     type: str
     schema_version: int
     data: dict[str, Any]
-    subject: str
     canonical: bytes
 
 
@@ -54,6 +60,8 @@ class AppendPlan:
     metadata: dict[str, Any]
     recorded_at: datetime
     events: tuple[PlannedEvent, ...]
+    messages: tuple[QueuedMessage, ...] = ()
+    """Queued in the outbox after the events, in this order."""
 
     @property
     def new_version(self) -> int:
@@ -97,12 +105,14 @@ def plan_append(
     request_id: str,
     metadata: Mapping[str, Any] | None,
     command_fingerprint: str | None,
-    subject_root: str,
     recorded_at: datetime,
     new_event_id: Callable[[], UUID],
+    messages: Sequence[NewMessage] = (),
 ) -> AppendPlan:
     """Validate an append and compute everything it will store (raises `InvalidEvent`)."""
+    check_stream(stream)
     _check_arguments(expected_version, events, request_id)
+    _check_messages(messages)
     stored_metadata = {**(metadata or {}), "request_id": request_id}
     check_json(stored_metadata, "metadata")
     planned = tuple(
@@ -111,7 +121,6 @@ def plan_append(
             expected_version + index + 1,
             event,
             stored_metadata,
-            subject_root,
             recorded_at,
             new_event_id(),
         )
@@ -129,6 +138,9 @@ def plan_append(
         metadata=json.loads(json.dumps(stored_metadata)),
         recorded_at=recorded_at,
         events=planned,
+        messages=tuple(
+            QueuedMessage(new_event_id(), stream, m.channel, m.type, m.payload) for m in messages
+        ),
     )
 
 
@@ -143,19 +155,22 @@ def _check_arguments(expected_version: int, events: Sequence[NewEvent], request_
         raise InvalidEvent(f"request_id must be 1..{MAX_REQUEST_ID_LENGTH} characters")
 
 
+def _check_messages(messages: Sequence[NewMessage]) -> None:
+    if len(messages) > MAX_MESSAGES_PER_APPEND:
+        raise InvalidEvent(f"at most {MAX_MESSAGES_PER_APPEND} messages per append")
+    for message in messages:
+        if not isinstance(message, NewMessage):
+            raise InvalidEvent(f"messages must be NewMessage, got {type(message)}")
+
+
 def _plan_event(
     stream: str,
     position: int,
     event: NewEvent,
     metadata: Mapping[str, Any],
-    subject_root: str,
     recorded_at: datetime,
     event_id: UUID,
 ) -> PlannedEvent:
-    try:
-        subject = subject_for(stream, event.type, subject_root)
-    except ValueError as error:
-        raise InvalidEvent(str(error)) from error
     check_json(event.data, "data")
     canonical = canonical_event(
         event_id=event_id,
@@ -173,6 +188,5 @@ def _plan_event(
         type=event.type,
         schema_version=event.schema_version,
         data=json.loads(canonical)["data"],
-        subject=subject,
         canonical=canonical,
     )

@@ -2,7 +2,8 @@
 
 For unit tests of services and deciders: same validation, same hashes, same errors,
 same idempotency (it shares `plan_append` and `verify_events` with the real store).
-There is no outbox: nothing is published. One lock makes every append atomic.
+Its outbox is a list, with the same reader contract (one leader per lock key, order,
+removal), so the relay can run over it too. One lock makes every append atomic.
 """
 
 from __future__ import annotations
@@ -10,19 +11,24 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 from uuid import UUID, uuid4
 
-from kozyr.bus.subjects import DEFAULT_ROOT, check_root
 from kozyr.eventstore.appending import AppendPlan, plan_append
 from kozyr.eventstore.errors import ConcurrencyConflict, IdempotencyConflict
 from kozyr.eventstore.hashing import GENESIS_HASH, fingerprint_command
 from kozyr.eventstore.model import (
     AppendResult,
     NewEvent,
+    NewMessage,
+    OutboxBacklog,
+    OutboxEntry,
+    OutboxReader,
+    QueuedMessage,
     RecordedEvent,
     Snapshot,
     StreamHead,
@@ -50,16 +56,18 @@ class InMemoryEventStore:
     def __init__(
         self,
         *,
-        subject_root: str = DEFAULT_ROOT,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
         new_event_id: Callable[[], UUID] = uuid4,
     ) -> None:
-        self._subject_root = check_root(subject_root)
         self._clock = clock
         self._new_event_id = new_event_id
         self._streams: dict[str, _Stream] = {}
         self._log: list[RecordedEvent] = []
         self._lock = asyncio.Lock()
+        self._outbox: list[tuple[OutboxEntry, datetime]] = []
+        self._outbox_ids = 0
+        self._leaders: set[int] = set()
+        self._listeners: list[Callable[[], None]] = []
 
     async def append(
         self,
@@ -70,6 +78,7 @@ class InMemoryEventStore:
         request_id: str,
         metadata: Mapping[str, Any] | None = None,
         command_fingerprint: str | None = None,
+        messages: Sequence[NewMessage] = (),
     ) -> AppendResult:
         plan = plan_append(
             stream,
@@ -78,12 +87,16 @@ class InMemoryEventStore:
             request_id=request_id,
             metadata=metadata,
             command_fingerprint=command_fingerprint,
-            subject_root=self._subject_root,
             recorded_at=self._clock(),
             new_event_id=self._new_event_id,
+            messages=messages,
         )
         async with self._lock:
-            return self._append(plan)
+            result = self._append(plan)
+        if not result.duplicate:
+            for listener in list(self._listeners):
+                listener()
+        return result
 
     def _append(self, plan: AppendPlan) -> AppendResult:
         state = self._streams.get(plan.stream) or _Stream()
@@ -107,6 +120,10 @@ class InMemoryEventStore:
         )
         self._streams[plan.stream] = state
         self._log.extend(result.events)
+        items: list[RecordedEvent | QueuedMessage] = [*result.events, *plan.messages]
+        for item in items:
+            self._outbox_ids += 1
+            self._outbox.append((OutboxEntry(self._outbox_ids, item), plan.recorded_at))
         return result
 
     async def read(
@@ -170,6 +187,25 @@ class InMemoryEventStore:
             return None
         return dataclasses.replace(snapshot, data=json.loads(json.dumps(snapshot.data)))
 
+    # -- the outbox ------------------------------------------------------------------
+
+    @asynccontextmanager
+    async def outbox_reader(
+        self, *, lock_key: int, on_queued: Callable[[], None], name: str = "kozyr-outbox"
+    ) -> AsyncIterator[OutboxReader]:
+        """A reader of this store's outbox; it leads until it is closed."""
+        reader = _MemoryOutboxReader(self, lock_key, on_queued)
+        try:
+            yield reader
+        finally:
+            reader.close()
+
+    async def outbox_backlog(self) -> OutboxBacklog:
+        if not self._outbox:
+            return OutboxBacklog(0, None)
+        oldest = min(queued for _, queued in self._outbox)
+        return OutboxBacklog(len(self._outbox), (self._clock() - oldest).total_seconds())
+
     def tamper(self, stream: str, position: int, **changes: Any) -> None:
         """Test hook: overwrite fields of a stored event, as a rogue DBA would a row.
 
@@ -183,3 +219,41 @@ class InMemoryEventStore:
 
 def _duplicate(stream: str, events: Sequence[RecordedEvent]) -> AppendResult:
     return AppendResult(stream=stream, events=tuple(events), duplicate=True)
+
+
+class _MemoryOutboxReader:
+    """`OutboxReader` over `InMemoryEventStore`: the lock key is held in the store."""
+
+    def __init__(
+        self, store: InMemoryEventStore, lock_key: int, on_queued: Callable[[], None]
+    ) -> None:
+        self._store = store
+        self._key = lock_key
+        self._on_queued = on_queued
+        self._leading = False
+
+    async def lead(self) -> bool:
+        if not self._leading and self._key not in self._store._leaders:
+            self._store._leaders.add(self._key)
+            self._store._listeners.append(self._on_queued)
+            self._leading = True
+        return self._leading
+
+    async def pending(self, limit: int) -> list[OutboxEntry]:
+        self._check_leading()
+        return [entry for entry, _ in self._store._outbox[: max(limit, 0)]]
+
+    async def remove(self, ids: Sequence[int]) -> None:
+        self._check_leading()
+        gone = set(ids)
+        self._store._outbox = [row for row in self._store._outbox if row[0].id not in gone]
+
+    def close(self) -> None:
+        if self._leading:
+            self._store._leaders.discard(self._key)
+            self._store._listeners.remove(self._on_queued)
+            self._leading = False
+
+    def _check_leading(self) -> None:
+        if not self._leading:
+            raise RuntimeError("only the leading outbox reader may read or remove entries")

@@ -7,7 +7,8 @@ Records are small frozen values. `RecordedEvent.data`/`metadata` are plain JSON 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
@@ -17,6 +18,23 @@ from kozyr.eventstore.errors import InvalidEvent, StreamCorrupted, VerifyFailure
 
 EVENT_TYPE_PATTERN = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,127}")
 """Event types are identifiers: they end up as a NATS subject token and in SQL queries."""
+
+STREAM_PATTERN = re.compile(r"(?P<category>[a-z][a-z0-9_]*)-(?P<id>[A-Za-z0-9_-]+)")
+"""Stream names are "<category>-<id>" ("table-7f3a"): the bus turns both parts into
+subject tokens, so neither may hold a dot, a space or a wildcard."""
+
+CHANNEL_PATTERN = re.compile(r"[a-z][a-z0-9_]{0,63}")
+"""A message channel ("public") names a family of messages that ride along with appends."""
+
+
+def check_stream(stream: str) -> str:
+    """Return `stream` if it is "<category>-<id>", else raise `InvalidEvent`."""
+    if not isinstance(stream, str) or not STREAM_PATTERN.fullmatch(stream):
+        raise InvalidEvent(
+            f"stream name {stream!r} is not '<category>-<id>' "
+            "(category: lowercase identifier; id: letters, digits, '_' or '-')"
+        )
+    return stream
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,6 +52,41 @@ class NewEvent:
             raise InvalidEvent(f"event type {self.type!r} is not an identifier")
         if isinstance(self.schema_version, bool) or self.schema_version < 1:
             raise InvalidEvent(f"schema_version must be ≥ 1, got {self.schema_version!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class NewMessage:
+    """A message to publish with an append, derived from its events but not one of them.
+
+    It is queued in the outbox in the append's transaction, after the append's events,
+    and published once like them; it is not part of the stream (no position, no hash,
+    never read back by `read`), so replay and `verify` of the stream do not see it.
+    `channel` names the family ("public"); the bus picks the subject from it, the
+    stream and `type`. `payload` is published as is.
+    """
+
+    channel: str
+    type: str
+    payload: bytes
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.channel, str) or not CHANNEL_PATTERN.fullmatch(self.channel):
+            raise InvalidEvent(f"message channel {self.channel!r} is not a lowercase identifier")
+        if not isinstance(self.type, str) or not EVENT_TYPE_PATTERN.fullmatch(self.type):
+            raise InvalidEvent(f"message type {self.type!r} is not an identifier")
+        if not isinstance(self.payload, bytes):
+            raise InvalidEvent(f"message payload must be bytes, got {type(self.payload)}")
+
+
+@dataclass(frozen=True, slots=True)
+class QueuedMessage:
+    """A `NewMessage` as queued: its stream and a message id (the publisher's dedupe key)."""
+
+    message_id: UUID
+    stream: str
+    channel: str
+    type: str
+    payload: bytes
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,6 +184,53 @@ class Snapshot:
     """Lowercase hex hash of the stream's event at `version`, copied when it was saved."""
 
 
+@dataclass(frozen=True, slots=True)
+class OutboxEntry:
+    """One row of the outbox: an event to publish, or a message queued with an append.
+
+    `id` orders the outbox: within a stream, entries come in the order they were
+    appended (events by position, then the append's messages).
+    """
+
+    id: int
+    item: RecordedEvent | QueuedMessage
+
+    @property
+    def stream(self) -> str:
+        return self.item.stream
+
+
+@dataclass(frozen=True, slots=True)
+class OutboxBacklog:
+    """How far the publisher is behind: entries waiting and the oldest one's age."""
+
+    entries: int
+    oldest_age: float | None
+    """Seconds since the oldest waiting entry was queued; None when none waits."""
+
+
+class OutboxReader(Protocol):
+    """A publisher's hold on the outbox (`EventStore.outbox_reader`).
+
+    At most one reader of a lock key leads at a time, and it stays leader exactly as
+    long as the reader is open (on PostgreSQL: an advisory lock on the reader's own
+    connection, through which it also reads and removes): two publishers never work
+    the outbox together.
+    """
+
+    async def lead(self) -> bool:
+        """Try to become the leader; True once it is (it then stays leader)."""
+        ...
+
+    async def pending(self, limit: int) -> list[OutboxEntry]:
+        """The first `limit` waiting entries, in outbox order (only for the leader)."""
+        ...
+
+    async def remove(self, ids: Sequence[int]) -> None:
+        """Forget published entries (call only after the publication was acknowledged)."""
+        ...
+
+
 class EventStore(Protocol):
     """The contract shared by `PostgresEventStore` and `InMemoryEventStore`."""
 
@@ -143,6 +243,7 @@ class EventStore(Protocol):
         request_id: str,
         metadata: Mapping[str, Any] | None = None,
         command_fingerprint: str | None = None,
+        messages: Sequence[NewMessage] = (),
     ) -> AppendResult: ...
 
     async def read(
@@ -166,3 +267,12 @@ class EventStore(Protocol):
     ) -> bool: ...
 
     async def read_snapshot(self, stream: str, key: str) -> Snapshot | None: ...
+
+    def outbox_reader(
+        self, *, lock_key: int, on_queued: Callable[[], None], name: str = "kozyr-outbox"
+    ) -> AbstractAsyncContextManager[OutboxReader]:
+        """Open a reader of the outbox; `on_queued` is called (from the store's own task)
+        whenever an append may have queued something, once the reader leads."""
+        ...
+
+    async def outbox_backlog(self) -> OutboxBacklog: ...

@@ -1,7 +1,7 @@
 """Database rows → `RecordedEvent`: the hot loop of every replay, shared by store and relay.
 
 Rows carry the columns of `statements.EVENT_COLUMNS`, in that order, first (a query may
-add more columns after them, as the relay does with the subject).
+add more columns after them, as the outbox query does with the outbox's own).
 
 Replay speed is a stated target (≥ 100,000 events/s), and per row the frozen dataclass
 `__init__` was the largest cost after the fetch itself (it sets each field through
@@ -19,7 +19,7 @@ from datetime import datetime
 from typing import Any
 from uuid import UUID
 
-from kozyr.eventstore.model import RecordedEvent
+from kozyr.eventstore.model import OutboxEntry, QueuedMessage, RecordedEvent
 
 _decode_json: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 """The C scanner behind json.loads minus its Python wrapper (jsonb text has no padding)."""
@@ -101,3 +101,24 @@ def events_from_rows(rows: Sequence[Sequence[Any]]) -> list[RecordedEvent]:
             )
         )
     return events
+
+
+_OUTBOX_ID = 10
+"""Where the outbox's own columns start in `statements.OUTBOX_PENDING` rows."""
+
+
+def outbox_from_rows(rows: Sequence[Sequence[Any]]) -> list[OutboxEntry]:
+    """`statements.OUTBOX_PENDING` rows → outbox entries, in row order.
+
+    A row with event columns is an event; one without is a queued message.
+    """
+    events = iter(events_from_rows([row for row in rows if row[0] is not None]))
+    entries: list[OutboxEntry] = []
+    for row in rows:
+        outbox_id, stream, message_id, channel, message_type, payload = row[_OUTBOX_ID:]
+        if row[0] is not None:
+            entries.append(OutboxEntry(outbox_id, next(events)))
+        else:
+            message = QueuedMessage(message_id, stream, channel, message_type, bytes(payload))
+            entries.append(OutboxEntry(outbox_id, message))
+    return entries

@@ -8,7 +8,8 @@ A test checks that a migrated database and this metadata agree.
   optimistic-concurrency check is `UPDATE streams … WHERE version = :expected`.
 - `events`: the append-only log (a trigger refuses UPDATE, DELETE and TRUNCATE).
 - `stream_requests`: one row per (stream, request id): makes appends idempotent.
-- `outbox`: events not yet acknowledged by JetStream; the relay deletes rows after the ack.
+- `outbox`: events, and messages queued with appends, not yet acknowledged by JetStream;
+  the relay deletes rows after the ack (through `EventStore.outbox_reader`).
 - `snapshots`: readers' folded states, one per (stream, key): disposable, never the truth.
 """
 
@@ -86,11 +87,24 @@ stream_requests = Table(
 outbox = Table(
     "outbox",
     metadata,
-    # = events.global_position; no foreign key, so that queuing an event does not
-    # row-lock (and dirty) the append-only events table.
-    Column("global_position", BigInteger, primary_key=True, autoincrement=False),
-    Column("subject", Text, nullable=False),
+    # The publication order: per stream, an append's events by position, then its messages.
+    Column("id", BigInteger, Identity(always=True), primary_key=True),
+    Column("stream", Text, nullable=False),
+    # An event: = events.global_position; no foreign key, so that queuing an event does
+    # not row-lock (and dirty) the append-only events table.
+    Column("global_position", BigInteger, nullable=True),
+    # A message (NewMessage): its id, channel, type and payload.
+    Column("message_id", Uuid, nullable=True),
+    Column("channel", Text, nullable=True),
+    Column("type", Text, nullable=True),
+    Column("payload", LargeBinary, nullable=True),
     Column("enqueued_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
+    CheckConstraint(
+        "(global_position IS NULL) = (message_id IS NOT NULL AND channel IS NOT NULL "
+        "AND type IS NOT NULL AND payload IS NOT NULL)",
+        name="outbox_event_or_message",
+    ),
+    UniqueConstraint("global_position", name="outbox_global_position_key"),
 )
 
 snapshots = Table(

@@ -10,7 +10,8 @@ version check matches no row nothing else is written either:
               fail with a unique violation, undoing the whole statement
     batch     the events, decoded from one jsonb parameter
     appended  insert them at the next positions (UNIQUE (stream, position) backstop)
-    queued    the same events into the outbox (a trigger NOTIFYs the relay)
+    queued    the same events into the outbox, then the append's messages, in that
+              order (a trigger NOTIFYs the relay)
 
 Under READ COMMITTED, a concurrent writer blocked on the streams row re-checks
 `version = $expected` against the committed row and matches nothing.
@@ -18,8 +19,9 @@ Under READ COMMITTED, a concurrent writer blocked on the streams row re-checks
 Parameters of both append statements, by position:
     $1 stream  $2 expected version  $3 new version  $4 new head hash  $5 request id
     $6 request fingerprint  $7 recorded_at  $8 metadata (jsonb text)  $9 events (jsonb
-    text: [{event_id, position, type, schema_version, data, hash (hex), subject}, …])
-    $10 previous head hash (existing streams only)
+    text: [{event_id, position, type, schema_version, data, hash (hex)}, …])
+    $10 messages (jsonb text: [{seq, message_id, channel, type, payload (base64)}, …])
+    $11 previous head hash (existing streams only)
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ WITH head AS (
       FROM request,
            jsonb_to_recordset($9::jsonb) AS b(
                event_id uuid, position bigint, type text, schema_version integer,
-               data jsonb, hash text, subject text)
+               data jsonb, hash text)
 ), appended AS (
     INSERT INTO events
         (event_id, stream, position, type, schema_version, data, metadata, recorded_at, hash)
@@ -49,9 +51,19 @@ WITH head AS (
      ORDER BY position
     RETURNING global_position, position
 ), queued AS (
-    INSERT INTO outbox (global_position, subject)
-    SELECT appended.global_position, batch.subject
-      FROM appended JOIN batch USING (position)
+    INSERT INTO outbox (stream, global_position, message_id, channel, type, payload)
+    SELECT $1, q.global_position, q.message_id, q.channel, q.type, q.payload
+      FROM (SELECT a.position AS seq, a.global_position, NULL::uuid AS message_id,
+                   NULL::text AS channel, NULL::text AS type, NULL::bytea AS payload
+              FROM appended a
+            UNION ALL
+            SELECT $3::bigint + m.seq, NULL, m.message_id, m.channel, m.type,
+                   decode(m.payload, 'base64')
+              FROM request,
+                   jsonb_to_recordset($10::jsonb) AS m(
+                       seq bigint, message_id uuid, channel text, type text, payload text)
+           ) q
+     ORDER BY q.seq
 )
 SELECT global_position FROM appended ORDER BY position
 """
@@ -59,7 +71,7 @@ SELECT global_position FROM appended ORDER BY position
 APPEND_TO_EXISTING_STREAM: Final = _APPEND_TEMPLATE.format(
     head="""UPDATE streams
        SET version = $3, head_hash = $4, updated_at = $7
-     WHERE id = $1 AND version = $2 AND head_hash = $10
+     WHERE id = $1 AND version = $2 AND head_hash = $11
     RETURNING id"""
 )
 
@@ -95,6 +107,25 @@ SELECT {EVENT_COLUMNS} FROM events
  ORDER BY global_position
  LIMIT $2
 """
+
+OUTBOX_PENDING: Final = f"""
+SELECT {", ".join(f"e.{column.strip()}" for column in EVENT_COLUMNS.split(","))},
+       o.id, o.stream, o.message_id, o.channel, o.type, o.payload
+  FROM outbox o LEFT JOIN events e ON e.global_position = o.global_position
+ ORDER BY o.id
+ LIMIT $1
+"""
+"""Waiting outbox entries in order: the event's columns (NULL for a message) first,
+then the outbox's own (`rows.outbox_from_rows` reads them)."""
+
+OUTBOX_REMOVE: Final = "DELETE FROM outbox WHERE id = ANY($1::bigint[])"
+
+OUTBOX_BACKLOG: Final = """
+SELECT count(*), extract(epoch FROM now() - min(enqueued_at))::float8 FROM outbox
+"""
+
+OUTBOX_LEAD: Final = "SELECT pg_try_advisory_lock($1)"
+"""Session-level: held until the connection ends, so leadership dies with it."""
 
 HEAD: Final = "SELECT version, head_hash FROM streams WHERE id = $1"
 

@@ -16,6 +16,7 @@ and of replay (numbers in docs/eventstore.md). SQLAlchemy describes the schema
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
@@ -29,10 +30,10 @@ from asyncpg import (
     Connection,
     Pool,
     UniqueViolationError,
+    connect,
     create_pool,
 )
 
-from kozyr.bus.subjects import DEFAULT_ROOT, check_root
 from kozyr.eventstore import statements
 from kozyr.eventstore.appending import AppendPlan, plan_append
 from kozyr.eventstore.dberrors import constraint_name, translate, translate_errors
@@ -47,12 +48,17 @@ from kozyr.eventstore.hashing import GENESIS_HASH, fingerprint_command
 from kozyr.eventstore.model import (
     AppendResult,
     NewEvent,
+    NewMessage,
+    OutboxBacklog,
+    OutboxEntry,
+    OutboxReader,
     RecordedEvent,
     Snapshot,
     StreamHead,
     VerifyReport,
 )
-from kozyr.eventstore.rows import decode_json, events_from_rows
+from kozyr.eventstore.rows import decode_json, events_from_rows, outbox_from_rows
+from kozyr.eventstore.schema import OUTBOX_CHANNEL
 from kozyr.eventstore.urls import asyncpg_dsn
 from kozyr.eventstore.verification import verify_events
 
@@ -119,7 +125,6 @@ class PostgresEventStore:
         self,
         database_url: str,
         *,
-        subject_root: str = DEFAULT_ROOT,
         min_pool_size: int = 0,
         max_pool_size: int = 10,
         connect_timeout: float = 5.0,
@@ -131,7 +136,7 @@ class PostgresEventStore:
         new_event_id: Callable[[], UUID] = uuid4,
     ) -> None:
         self._dsn = asyncpg_dsn(database_url)
-        self._subject_root = check_root(subject_root)
+        self._connect_timeout = connect_timeout
         self._pool_options: dict[str, Any] = {
             "min_size": min_pool_size,
             "max_size": max_pool_size,
@@ -148,10 +153,6 @@ class PostgresEventStore:
         self._heads = _HeadCache(head_cache_size)
         self._clock = clock
         self._new_event_id = new_event_id
-
-    @property
-    def subject_root(self) -> str:
-        return self._subject_root
 
     async def open(self) -> Self:
         """Create the pool now and check the database answers (raises `StoreUnavailable`)."""
@@ -187,9 +188,12 @@ class PostgresEventStore:
         request_id: str,
         metadata: Mapping[str, Any] | None = None,
         command_fingerprint: str | None = None,
+        messages: Sequence[NewMessage] = (),
     ) -> AppendResult:
         """Append `events` to `stream` if it is at `expected_version`, atomically.
 
+        `messages` are queued in the outbox after the events, in the same transaction
+        (nothing of them is stored when the append is refused or repeated).
         Raises `ConcurrencyConflict` when the stream moved on, `IdempotencyConflict` when
         `request_id` was used for different events (or another `command_fingerprint`),
         `InvalidEvent` before writing anything unstorable, `StoreUnavailable` when the
@@ -203,9 +207,9 @@ class PostgresEventStore:
             request_id=request_id,
             metadata=metadata,
             command_fingerprint=command_fingerprint,
-            subject_root=self._subject_root,
             recorded_at=self._clock(),
             new_event_id=self._new_event_id,
+            messages=messages,
         )
         async with self._connect() as connection:
             return await self._append(connection, plan)
@@ -364,6 +368,32 @@ class PostgresEventStore:
         data = decode_json(row[1])
         return Snapshot(stream, int(row[0]), key, data, bytes(row[2]).hex())
 
+    # -- the outbox (read by the relay through this contract, never by SQL of its own) --
+
+    @asynccontextmanager
+    async def outbox_reader(
+        self, *, lock_key: int, on_queued: Callable[[], None], name: str = "kozyr-outbox"
+    ) -> AsyncIterator[OutboxReader]:
+        """A reader on its own connection (not the pool's): the leader's advisory lock
+        lives on it, so leadership ends the moment the connection does, and every read
+        and removal of the leader goes through it. `name` is its application_name."""
+        with translate_errors():
+            connection = await connect(
+                self._dsn,
+                timeout=self._connect_timeout,
+                server_settings={"application_name": name},
+            )
+        try:
+            yield _PostgresOutboxReader(connection, lock_key, on_queued)
+        finally:
+            connection.terminate()
+
+    async def outbox_backlog(self) -> OutboxBacklog:
+        """Entries waiting and the oldest one's age in seconds: the relay lag."""
+        async with self._connect() as connection:
+            count, age = await connection.fetchrow(statements.OUTBOX_BACKLOG)
+        return OutboxBacklog(int(count), None if age is None else float(age))
+
     # -- helpers ---------------------------------------------------------------------
 
     @asynccontextmanager
@@ -419,9 +449,18 @@ def _append_arguments(plan: AppendPlan, hashes: Sequence[bytes]) -> list[Any]:
             "schema_version": event.schema_version,
             "data": event.data,
             "hash": event_hash.hex(),
-            "subject": event.subject,
         }
         for event, event_hash in zip(plan.events, hashes, strict=True)
+    ]
+    messages = [
+        {
+            "seq": seq,
+            "message_id": str(message.message_id),
+            "channel": message.channel,
+            "type": message.type,
+            "payload": base64.b64encode(message.payload).decode("ascii"),
+        }
+        for seq, message in enumerate(plan.messages, start=1)
     ]
     return [
         plan.stream,
@@ -433,4 +472,45 @@ def _append_arguments(plan: AppendPlan, hashes: Sequence[bytes]) -> list[Any]:
         plan.recorded_at,
         json.dumps(plan.metadata, ensure_ascii=False),
         json.dumps(events, ensure_ascii=False),
+        json.dumps(messages),
     ]
+
+
+class _PostgresOutboxReader:
+    """`OutboxReader` on one dedicated connection (see `PostgresEventStore.outbox_reader`)."""
+
+    def __init__(
+        self, connection: Connection, lock_key: int, on_queued: Callable[[], None]
+    ) -> None:
+        self._connection = connection
+        self._key = lock_key
+        self._on_queued = on_queued
+        self._leading = False
+
+    async def lead(self) -> bool:
+        if not self._leading:
+            with translate_errors():
+                self._leading = bool(
+                    await self._connection.fetchval(statements.OUTBOX_LEAD, self._key)
+                )
+                if self._leading:
+                    await self._connection.add_listener(OUTBOX_CHANNEL, self._notified)
+        return self._leading
+
+    async def pending(self, limit: int) -> list[OutboxEntry]:
+        self._check_leading()
+        with translate_errors():
+            rows = await self._connection.fetch(statements.OUTBOX_PENDING, limit)
+        return outbox_from_rows(rows)
+
+    async def remove(self, ids: Sequence[int]) -> None:
+        self._check_leading()
+        with translate_errors():
+            await self._connection.execute(statements.OUTBOX_REMOVE, list(ids))
+
+    def _notified(self, *_: object) -> None:
+        self._on_queued()
+
+    def _check_leading(self) -> None:
+        if not self._leading:
+            raise RuntimeError("only the leading outbox reader may read or remove entries")

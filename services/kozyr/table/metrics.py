@@ -12,6 +12,7 @@ import contextlib
 from prometheus_client import Counter, Gauge
 
 from kozyr.bus.relay import outbox_backlog
+from kozyr.eventstore import EventStore
 from kozyr.runtime.logging import get_logger
 
 COMMANDS = Counter(
@@ -39,11 +40,11 @@ def appended(game: str, kind: str, events: int) -> None:
     EVENTS.labels(game).inc(events)
 
 
-async def sample_relay_lag(database_url: str, every_seconds: float = 5.0) -> None:
+async def sample_relay_lag(store: EventStore, every_seconds: float = 5.0) -> None:
     """Keep the relay-lag gauges fresh until cancelled."""
     while True:
         try:
-            rows, age = await outbox_backlog(database_url)
+            rows, age = await outbox_backlog(store)
         except Exception as error:  # a metric must never take the service down
             _log.warning("relay lag sample failed", error=str(error))
         else:

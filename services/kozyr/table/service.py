@@ -43,13 +43,12 @@ class TableService:
         assert settings.database_url is not None, "load_settings(required=...) checks it"
         self.settings = settings
         self.store = PostgresEventStore(
-            settings.database_url, subject_root=settings.subject_root, max_pool_size=pool_size,
-            **settings.database_timeouts,
-        )  # fmt: skip
+            settings.database_url, max_pool_size=pool_size, **settings.database_timeouts
+        )
         self.notifier = TableNotifier()
         self.app = TableApp(self.store, notifier=self.notifier)
         self.relay = OutboxRelay(
-            settings.database_url, settings.nats_servers, subject_root=settings.subject_root
+            self.store, settings.nats_servers, subject_root=settings.subject_root
         )
         self.listener = TableChangeListener(self.notifier, settings.subject_root)
         self.poller = WatchPoller(self.store, self.notifier, settings.watch_poll_seconds)
@@ -73,10 +72,7 @@ class TableService:
         """Connect everything and serve; returns the bound gRPC port."""
         await self.store.open()
         self._relay_task = asyncio.create_task(self.relay.run(), name="outbox-relay")
-        assert self.settings.database_url is not None
-        self._lag_task = asyncio.create_task(
-            metrics.sample_relay_lag(self.settings.database_url), name="relay-lag"
-        )
+        self._lag_task = asyncio.create_task(metrics.sample_relay_lag(self.store), name="relay-lag")
         # Play needs only PostgreSQL: NATS (wake-ups from other replicas, the relay's
         # publishing) is joined in the background and caught up when it arrives.
         self.listener.start(self.settings.nats_servers)

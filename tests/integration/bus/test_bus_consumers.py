@@ -35,7 +35,7 @@ async def js(nats_url: str, subject_root: str) -> AsyncIterator[JetStreamContext
 
 async def publish_events(js: JetStreamContext, root: str, types: list[str]) -> list[RecordedEvent]:
     """Events recorded by the in-memory store, published as the relay would publish them."""
-    store = InMemoryEventStore(subject_root=root)
+    store = InMemoryEventStore()
     stream = f"table-{uuid.uuid4().hex[:8]}"
     result = await store.append(
         stream, 0, [NewEvent(t, {"i": i}) for i, t in enumerate(types)], request_id="r"

@@ -19,8 +19,8 @@ from kozyr.bus.codec import MSG_ID_HEADER
 from kozyr.bus.consumers import Delivery, DurableConsumer, EventSubscription
 from kozyr.bus.relay import Backoff, OutboxRelay, outbox_backlog
 from kozyr.bus.streams import jetstream_name
-from kozyr.bus.subjects import category_filter
-from kozyr.eventstore import NewEvent, PostgresEventStore, RecordedEvent, migrate
+from kozyr.bus.subjects import category_filter, public_filter
+from kozyr.eventstore import NewEvent, NewMessage, PostgresEventStore, RecordedEvent, migrate
 from kozyr.eventstore.urls import asyncpg_dsn
 from kozyr.infra import EmbeddedNats
 
@@ -36,8 +36,8 @@ async def migrated_url(database_url: str) -> str:
 
 
 @pytest.fixture
-async def store(migrated_url: str, subject_root: str) -> AsyncIterator[PostgresEventStore]:
-    async with PostgresEventStore(migrated_url, subject_root=subject_root) as opened:
+async def store(migrated_url: str) -> AsyncIterator[PostgresEventStore]:
+    async with PostgresEventStore(migrated_url) as opened:
         yield opened
 
 
@@ -84,9 +84,9 @@ async def stored_messages(js: JetStreamContext, root: str) -> int:
         return 0
 
 
-def outbox_empty(url: str) -> Callable[[], Awaitable[bool]]:
+def outbox_empty(store: PostgresEventStore) -> Callable[[], Awaitable[bool]]:
     async def check() -> bool:
-        return (await outbox_backlog(url))[0] == 0
+        return (await outbox_backlog(store))[0] == 0
 
     return check
 
@@ -146,9 +146,9 @@ async def test_the_relay_publishes_every_event_once_in_stream_order(
     migrated_url: str, nats_url: str, subject_root: str, store: PostgresEventStore
 ) -> None:
     appended = await append_rounds(store, new_streams(3), rounds=4)
-    relay = OutboxRelay(migrated_url, nats_url, subject_root=subject_root, backoff=FAST)
+    relay = OutboxRelay(store, nats_url, subject_root=subject_root, backoff=FAST)
     async with running(relay), jetstream(nats_url) as js:
-        await wait_until(outbox_empty(migrated_url), "the outbox drains")
+        await wait_until(outbox_empty(store), "the outbox drains")
         assert await stored_messages(js, subject_root) == len(appended)
         received = await receive_all(js, subject_root, len(appended))
     assert_exactly_once_in_order(received, appended)
@@ -164,18 +164,16 @@ async def test_events_appended_while_nats_is_down_are_published_after_it_returns
     server = nats_factory()
     url = server.url
     streams = new_streams(2)
-    relay = OutboxRelay(
-        migrated_url, url, subject_root=subject_root, backoff=FAST, publish_timeout=1.0
-    )
+    relay = OutboxRelay(store, url, subject_root=subject_root, backoff=FAST, publish_timeout=1.0)
     async with running(relay):
         before = await append_rounds(store, streams, rounds=2)
-        await wait_until(outbox_empty(migrated_url), "the first events are published")
+        await wait_until(outbox_empty(store), "the first events are published")
         server.stop()
         during = await append_rounds(store, streams, rounds=3, offset=2)
         await asyncio.sleep(1.5)  # let the relay fail against the stopped server
-        assert (await outbox_backlog(migrated_url))[0] == len(during)
+        assert (await outbox_backlog(store))[0] == len(during)
         server.start()
-        await wait_until(outbox_empty(migrated_url), "the backlog drains after the restart")
+        await wait_until(outbox_empty(store), "the backlog drains after the restart")
     async with jetstream(url) as js:
         appended = before + during
         assert await stored_messages(js, subject_root) == len(appended)
@@ -199,7 +197,7 @@ async def test_a_relay_killed_between_publish_and_delete_causes_no_duplicate(
     await holding.start()
     await blocker.fetch("SELECT global_position FROM outbox FOR UPDATE")
     relay = OutboxRelay(
-        migrated_url,
+        store,
         nats_url,
         subject_root=subject_root,
         backoff=FAST,
@@ -216,7 +214,7 @@ async def test_a_relay_killed_between_publish_and_delete_causes_no_duplicate(
             pid = await wait_for_lock_wait(admin, "relay-under-test")
             await admin.execute("SELECT pg_terminate_backend($1)", pid)
             await holding.rollback()
-            await wait_until(outbox_empty(migrated_url), "the restarted relay drains the outbox")
+            await wait_until(outbox_empty(store), "the restarted relay drains the outbox")
             assert await stored_messages(js, subject_root) == len(appended)
             received = await receive_all(js, subject_root, len(appended))
     finally:
@@ -249,7 +247,7 @@ async def test_replicas_elect_one_leader_and_hand_over_when_it_stops(
     streams = new_streams(3)
     relays = [
         OutboxRelay(
-            migrated_url,
+            store,
             nats_url,
             subject_root=subject_root,
             backoff=FAST,
@@ -268,14 +266,14 @@ async def test_replicas_elect_one_leader_and_hand_over_when_it_stops(
 
         await wait_until(one_leader, "one relay leads, the other stands by")
         first = await append_rounds(store, streams, rounds=3)
-        await wait_until(outbox_empty(migrated_url), "the leader publishes")
+        await wait_until(outbox_empty(store), "the leader publishes")
         leader = next(relay for relay in relays if relay.stats.leader)
         other = next(relay for relay in relays if relay is not leader)
         assert other.stats.published == 0
         leader.stop()
         await asyncio.wait_for(tasks[relays.index(leader)], timeout=60)
         second = await append_rounds(store, streams, rounds=3, offset=3)
-        await wait_until(outbox_empty(migrated_url), "the other replica takes over")
+        await wait_until(outbox_empty(store), "the other replica takes over")
         assert other.stats.leader
         async with jetstream(nats_url) as js:
             received = await receive_all(js, subject_root, len(first) + len(second))
@@ -291,7 +289,7 @@ async def test_a_notification_wakes_an_idle_relay(
     migrated_url: str, nats_url: str, subject_root: str, store: PostgresEventStore
 ) -> None:
     """With a 10-minute poll interval, only LISTEN/NOTIFY can explain prompt publishing."""
-    relay = OutboxRelay(migrated_url, nats_url, subject_root=subject_root, idle_interval=600)
+    relay = OutboxRelay(store, nats_url, subject_root=subject_root, idle_interval=600)
     async with running(relay), jetstream(nats_url) as js:
 
         async def leading() -> bool:
@@ -308,10 +306,10 @@ async def test_a_notification_wakes_an_idle_relay(
 
 
 async def test_stop_ends_a_relay_that_cannot_reach_nats(
-    migrated_url: str, subject_root: str
+    store: PostgresEventStore, subject_root: str
 ) -> None:
     relay = OutboxRelay(
-        migrated_url,
+        store,
         "nats://127.0.0.1:9",
         subject_root=subject_root,
         backoff=FAST,
@@ -326,3 +324,39 @@ async def test_stop_ends_a_relay_that_cannot_reach_nats(
     relay.stop()
     await asyncio.wait_for(task, timeout=30)
     assert relay.stats.last_error is not None
+
+
+async def test_messages_queued_with_appends_follow_their_events_on_their_own_subjects(
+    nats_url: str, subject_root: str, store: PostgresEventStore
+) -> None:
+    """The public table events travel like events: once, in append order, but on
+    `<root>.public.table.<id>.<Type>` in a JetStream stream of their own."""
+    stream = new_streams(1)[0]
+    for round_ in range(3):
+        await store.append(
+            stream,
+            round_,
+            [NewEvent("CardPlayed", {"n": round_})],
+            request_id=f"r{round_}",
+            messages=[
+                NewMessage("public", "TurnEnded", f"end {round_}".encode()),
+                NewMessage("public", "TurnStarted", f"start {round_ + 1}".encode()),
+            ],
+        )
+    relay = OutboxRelay(store, nats_url, subject_root=subject_root, backoff=FAST)
+    async with running(relay), jetstream(nats_url) as js:
+        await wait_until(outbox_empty(store), "the outbox drains")
+        assert await stored_messages(js, subject_root) == 3  # the raw stream: events only
+        subscription = await js.pull_subscribe(
+            public_filter("table", subject_root),
+            durable=f"check-{uuid.uuid4().hex[:8]}",
+            stream=jetstream_name("public", subject_root),
+        )
+        messages = await subscription.fetch(6, timeout=10)
+    table_id = stream.removeprefix("table-")
+    assert [(m.subject, m.data) for m in messages] == [
+        (f"{subject_root}.public.table.{table_id}.{kind}", f"{word} {n}".encode())
+        for round_ in range(3)
+        for kind, word, n in (("TurnEnded", "end", round_), ("TurnStarted", "start", round_ + 1))
+    ]
+    assert len({(m.headers or {})[MSG_ID_HEADER] for m in messages}) == 6

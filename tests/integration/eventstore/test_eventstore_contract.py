@@ -8,6 +8,7 @@ append-only trigger) is in test_eventstore_postgres.py.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import uuid
@@ -27,7 +28,10 @@ from kozyr.eventstore import (
     InMemoryEventStore,
     InvalidEvent,
     NewEvent,
+    NewMessage,
+    OutboxEntry,
     PostgresEventStore,
+    QueuedMessage,
     RecordedEvent,
     StreamCorrupted,
     VerifyFailure,
@@ -507,6 +511,125 @@ async def test_a_snapshot_whose_event_changed_is_never_handed_out(backend: Backe
     await backend.rehash(stream, 2, "ab" * 32)
 
     assert await backend.store.read_snapshot(stream, "fold-1") is None
+
+
+# -- the outbox: what the relay publishes, read through the contract -------------------
+
+LOCK = 0x6B7A_7465_7374  # a lock key of these tests' own
+
+
+def nothing() -> None:
+    """An `on_queued` callback for readers that do not wait for wake-ups."""
+
+
+async def pending_of(store: EventStore, stream: str) -> list[OutboxEntry]:
+    async with store.outbox_reader(lock_key=LOCK, on_queued=nothing) as reader:
+        assert await reader.lead()
+        return [entry for entry in await reader.pending(10_000) if entry.stream == stream]
+
+
+async def test_the_outbox_holds_an_append_s_events_then_its_messages(backend: Backend) -> None:
+    stream = new_stream()
+    first = await backend.store.append(
+        stream,
+        0,
+        played("7H", "8H"),
+        request_id="r1",
+        messages=[NewMessage("public", "TurnStarted", b"a"), NewMessage("public", "Ended", b"")],
+    )
+    second = await backend.store.append(stream, 2, played("9H"), request_id="r2")
+
+    entries = await pending_of(backend.store, stream)
+
+    assert [entry.item for entry in entries[:2]] == list(first.events)
+    messages = [entry.item for entry in entries[2:4]]
+    assert all(isinstance(m, QueuedMessage) for m in messages)
+    assert [(m.stream, m.channel, m.type, m.payload) for m in messages] == [  # type: ignore[union-attr]
+        (stream, "public", "TurnStarted", b"a"),
+        (stream, "public", "Ended", b""),
+    ]
+    assert len({m.message_id for m in messages}) == 2  # type: ignore[union-attr]
+    assert [entry.item for entry in entries[4:]] == list(second.events)
+    assert [entry.id for entry in entries] == sorted(entry.id for entry in entries)
+
+
+async def test_messages_are_not_events_of_the_stream(backend: Backend) -> None:
+    stream = new_stream()
+    message = NewMessage("public", "TableOpened", b"x")
+    await backend.store.append(stream, 0, played("7H"), request_id="r", messages=[message])
+    assert [e.type for e in await backend.store.read(stream)] == ["CardPlayed"]
+    report = await backend.store.verify(stream)
+    assert report.ok
+    assert report.checked == 1
+
+
+async def test_a_repeated_or_refused_append_queues_nothing(backend: Backend) -> None:
+    stream = new_stream()
+    message = [NewMessage("public", "TableOpened", b"x")]
+    await backend.store.append(stream, 0, played("7H"), request_id="r", messages=message)
+    await backend.store.append(stream, 0, played("7H"), request_id="r", messages=message)
+    with pytest.raises(ConcurrencyConflict):
+        await backend.store.append(stream, 0, played("8H"), request_id="other", messages=message)
+    assert len(await pending_of(backend.store, stream)) == 2
+
+
+async def test_removed_entries_are_gone_and_the_backlog_counts_the_rest(
+    backend: Backend,
+) -> None:
+    stream = new_stream()
+    await backend.store.append(
+        stream, 0, played("7H", "8H"), request_id="r", messages=[NewMessage("public", "T", b"")]
+    )
+    async with backend.store.outbox_reader(lock_key=LOCK, on_queued=nothing) as reader:
+        assert await reader.lead()
+        entries = await reader.pending(10_000)
+        waiting = (await backend.store.outbox_backlog()).entries
+        await reader.remove([entries[0].id, entries[2].id])
+        left = await reader.pending(10_000)
+    assert [entry.id for entry in left] == [
+        e.id for e in entries if e not in (entries[0], entries[2])
+    ]
+    backlog = await backend.store.outbox_backlog()
+    assert backlog.entries == waiting - 2
+    assert backlog.oldest_age is not None
+    assert backlog.oldest_age >= 0
+
+
+async def test_one_reader_leads_per_lock_key_until_it_closes(backend: Backend) -> None:
+    store = backend.store
+    async with store.outbox_reader(lock_key=LOCK, on_queued=nothing) as first:
+        assert await first.lead()
+        async with store.outbox_reader(lock_key=LOCK, on_queued=nothing) as second:
+            assert not await second.lead()
+            with pytest.raises(RuntimeError):
+                await second.pending(1)
+            async with store.outbox_reader(lock_key=LOCK + 1, on_queued=nothing) as other:
+                assert await other.lead()
+    async with store.outbox_reader(lock_key=LOCK, on_queued=nothing) as third:
+        assert await third.lead()
+
+
+async def test_the_leader_is_told_when_an_append_queues_something(backend: Backend) -> None:
+    queued = asyncio.Event()
+    async with backend.store.outbox_reader(lock_key=LOCK, on_queued=queued.set) as reader:
+        assert await reader.lead()
+        await backend.store.append(new_stream(), 0, played("7H"), request_id="r")
+        await asyncio.wait_for(queued.wait(), timeout=30)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: NewMessage("Public", "T", b""),
+        lambda: NewMessage("public.table", "T", b""),
+        lambda: NewMessage("public", "Turn.Started", b""),
+        lambda: NewMessage("public", "T", "text"),  # type: ignore[arg-type]
+    ],
+    ids=["uppercase-channel", "dot-in-channel", "dot-in-type", "text-payload"],
+)
+def test_malformed_messages_are_refused(make: Callable[[], NewMessage]) -> None:
+    with pytest.raises(InvalidEvent):
+        make()
 
 
 # -- refusing what cannot be stored faithfully -----------------------------------------

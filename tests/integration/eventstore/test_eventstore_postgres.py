@@ -11,11 +11,11 @@ from collections.abc import AsyncIterator
 import asyncpg
 import pytest
 
-from kozyr.bus.subjects import subject_for
 from kozyr.eventstore import (
     AppendResult,
     ConcurrencyConflict,
     NewEvent,
+    NewMessage,
     PostgresEventStore,
     SchemaNotMigrated,
     StoreUnavailable,
@@ -36,7 +36,7 @@ async def migrated_url(database_url: str) -> str:
 
 @pytest.fixture
 async def store(migrated_url: str) -> AsyncIterator[PostgresEventStore]:
-    async with PostgresEventStore(migrated_url, subject_root="kz", max_pool_size=60) as opened:
+    async with PostgresEventStore(migrated_url, max_pool_size=60) as opened:
         yield opened
 
 
@@ -160,7 +160,7 @@ async def test_a_stale_head_cache_in_another_replica_is_harmless(
     migrated_url: str, store: PostgresEventStore
 ) -> None:
     stream = new_stream()
-    async with PostgresEventStore(migrated_url, subject_root="kz") as replica:
+    async with PostgresEventStore(migrated_url) as replica:
         await store.append(stream, 0, one_event("a"), request_id="a")
         await replica.append(stream, 1, one_event("b"), request_id="b")  # store's cache: v1
         with pytest.raises(ConcurrencyConflict) as raised:
@@ -217,7 +217,7 @@ async def test_a_connection_killed_mid_append_leaves_no_event_and_no_outbox_row(
     assert retried.version == 1
 
 
-async def test_the_outbox_gets_every_event_with_its_subject_and_a_notification(
+async def test_the_outbox_gets_every_event_then_the_messages_and_a_notification(
     store: PostgresEventStore, admin: asyncpg.Connection
 ) -> None:
     notified: asyncio.Queue[str] = asyncio.Queue()
@@ -225,12 +225,19 @@ async def test_the_outbox_gets_every_event_with_its_subject_and_a_notification(
     stream = new_stream()
 
     result = await store.append(
-        stream, 0, [NewEvent("SeatTaken", {"seat": 0}), NewEvent("TableFull", {})], request_id="r"
+        stream,
+        0,
+        [NewEvent("SeatTaken", {"seat": 0}), NewEvent("TableFull", {})],
+        request_id="r",
+        messages=[NewMessage("public", "TableOpened", b"\x00\x01")],
     )
 
-    rows = await admin.fetch("SELECT global_position, subject FROM outbox ORDER BY global_position")
-    assert [(r["global_position"], r["subject"]) for r in rows] == [
-        (e.global_position, subject_for(stream, e.type, "kz")) for e in result.events
+    rows = await admin.fetch(
+        "SELECT stream, global_position, channel, type, payload FROM outbox ORDER BY id"
+    )
+    assert [tuple(r) for r in rows] == [
+        *((stream, e.global_position, None, None, None) for e in result.events),
+        (stream, None, "public", "TableOpened", b"\x00\x01"),
     ]
     assert await asyncio.wait_for(notified.get(), timeout=10) == OUTBOX_CHANNEL
 
