@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed-stamp
 PROTO_STAMP := libs/kozyr/api/.generated-stamp
 PROTOS := $(shell find protos -name '*.proto' 2>/dev/null)
 
-.PHONY: install proto run test chaos lint fmt bench clean
+.PHONY: install proto run test test-fast chaos lint fmt bench clean
 
 install: $(STAMP) $(PROTO_STAMP)
 
@@ -30,9 +30,15 @@ proto: $(STAMP)
 run: install
 	$(BIN)/python -m kozyr.devstack
 
-## The whole test suite: unit, integration and e2e, against real servers.
+## The whole test suite: unit, integration and e2e, against real servers. Runs at once on
+## one machine share nothing: each has its own temp folder, servers, ports (tests/conftest.py);
+## no pytest cache in the work tree either.
 test: install
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -p no:cacheprovider
+
+## The unit tests alone (no server), on every core: well under a minute.
+test-fast: install
+	$(BIN)/python -m pytest tests/unit -p no:cacheprovider -n auto -q
 
 ## Fault scenarios under load (PostgreSQL stopped/frozen, NATS stopped, SIGKILL, SIGTERM,
 ## relay leader killed), each on its own servers and within 60 s; not part of `make test`.

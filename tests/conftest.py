@@ -3,10 +3,16 @@
 The servers start lazily, once per test session, only when a test asks for them
 (unit tests start nothing). Every test gets its own database and its own NATS subject
 root, so tests never see each other's data.
+
+Every run also has a base temporary folder of its own (see `pytest_configure`), so two
+runs on one machine — two `make test`, or `make test` and `make chaos` — never share a
+file; their servers' ports are kept apart by `kozyr.infra.free_port`.
 """
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
@@ -15,6 +21,49 @@ import asyncpg
 import pytest
 
 from kozyr.infra import EmbeddedNats, Infrastructure, libpq_dsn, provision
+
+RUN_DIR_PREFIX = "kozyr-tests-"
+_RUN_DIR = pytest.StashKey[Path]()
+_EXIT_STATUS = pytest.StashKey[int]()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config: pytest.Config) -> None:
+    """Without `--basetemp`, give this run a base temporary folder no other run knows.
+
+    pytest's default, /tmp/pytest-of-<user>/pytest-<N>, is shared by every run of the
+    user, and each run deletes all but the three newest: a second run started while a
+    first one is going can delete the data folders of the first run's embedded
+    PostgreSQL and NATS. A folder made with mkdtemp is this run's alone. xdist workers
+    get theirs from the controller (set before pytest's own hook reads the option).
+    """
+    if config.option.basetemp is not None or hasattr(config, "workerinput"):
+        return
+    run_dir = Path(tempfile.mkdtemp(prefix=RUN_DIR_PREFIX))
+    config.stash[_RUN_DIR] = run_dir
+    config.option.basetemp = str(run_dir / "pytest")
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    session.config.stash[_EXIT_STATUS] = exitstatus
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, exitstatus: int) -> None:
+    run_dir = terminalreporter.config.stash.get(_RUN_DIR, None)
+    if run_dir is not None and exitstatus != 0:
+        terminalreporter.write_line(f"temporary files of this run kept in {run_dir}")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Remove the run's folder once the servers are stopped, unless something failed.
+
+    After session teardown (session fixtures stop their servers in the runner's
+    sessionfinish); a failed run keeps its folder, with the services' logs, for a look.
+    """
+    run_dir = config.stash.get(_RUN_DIR, None)
+    if run_dir is not None and config.stash.get(_EXIT_STATUS, 1) == 0:
+        shutil.rmtree(run_dir, ignore_errors=True)
+
 
 collect_ignore = ["chaos"]
 """The fault scenarios run on their own (`make chaos`, after `make test` in CI): each

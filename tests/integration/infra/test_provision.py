@@ -16,7 +16,7 @@ import nats
 import psutil
 import pytest
 
-from kozyr.infra import EmbeddedNats, libpq_dsn
+from kozyr.infra import EmbeddedNats, Infrastructure, libpq_dsn
 
 pytestmark = pytest.mark.integration
 
@@ -53,6 +53,16 @@ async def test_nats_restarts_with_its_jetstream_data(
     info = await nc.jetstream().stream_info(subject_root.upper())
     assert info.state.messages == 1
     await nc.close()
+
+
+def test_embedded_servers_keep_their_data_in_this_runs_own_folder(
+    infra: Infrastructure, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """Another run on the machine cannot delete them (see tests/conftest.py)."""
+    basetemp = tmp_path_factory.getbasetemp()
+    for server in (infra.postgres, infra.nats):
+        if server is not None:  # None: a server given by KOZYR_*_URL
+            assert server.data_dir.is_relative_to(basetemp)
 
 
 def test_servers_die_with_their_parent(tmp_path: Path) -> None:
