@@ -25,7 +25,7 @@ from kozyr.games import khozor_teams, three_five_eight
 from kozyr.games.base import encode_event
 from kozyr.games.three_five_eight.simulate import random_command
 from kozyr.table.actions import action_from_command
-from kozyr.table.views import game_view_to_proto
+from kozyr.table.views import game_view_to_proto, set_game_view
 from tests.e2e.leaks import (
     KHOZOR_TEAMS,
     THREE_FIVE_EIGHT,
@@ -76,10 +76,7 @@ class Played:
         if seat is not None:
             table_view.seat = seat
         game_view = game_view_to_proto(self.game_id, self.game.view(state, seat))
-        if isinstance(game_view, views_pb2.ThreeFiveEightView):
-            table_view.three_five_eight.CopyFrom(game_view)
-        else:
-            table_view.khozor_teams.CopyFrom(game_view)
+        set_game_view(table_view, game_view)
         turn = self.game.turn(state)
         if seat is not None and seat in turn.seats:
             moves = (

@@ -15,6 +15,7 @@ from types import TracebackType
 from typing import Any, Self
 
 import grpc
+from google.protobuf.message import Message
 
 from kozyr.api.common.v1 import games_pb2, seats_pb2
 from kozyr.api.table.v1 import actions_pb2, views_pb2
@@ -120,8 +121,10 @@ class TableClient:
         request_id: str | None = None,
         three_five_eight: pb.ThreeFiveEightOptions | None = None,
         khozor_teams: pb.KhozorTeamsOptions | None = None,
+        options: Message | None = None,
     ) -> pb.CreateTableResponse:
-        """Open a table; a seat of None is played by a computer."""
+        """Open a table; a seat of None is played by a computer. `options`: the game's
+        options message (any game's; `three_five_eight`/`khozor_teams` name two of them)."""
         request = pb.CreateTableRequest(
             request_id=request_id or new_request_id(),
             game=game,
@@ -130,10 +133,9 @@ class TableClient:
                 for p in seats
             ],
         )
-        if three_five_eight is not None:
-            request.three_five_eight.CopyFrom(three_five_eight)
-        if khozor_teams is not None:
-            request.khozor_teams.CopyFrom(khozor_teams)
+        for given in (three_five_eight, khozor_teams, options):
+            if given is not None:
+                _set_options(request, given)
         response: pb.CreateTableResponse = await self.stub.CreateTable(
             request, metadata=self.metadata
         )
@@ -226,3 +228,12 @@ class TableClient:
             request, metadata=self.metadata
         )
         return response
+
+
+def _set_options(request: pb.CreateTableRequest, options: Message) -> None:
+    """Put a game's options message into the `options` oneof field of its type."""
+    for field in request.DESCRIPTOR.oneofs_by_name["options"].fields:
+        if field.message_type is not None and field.message_type is options.DESCRIPTOR:
+            getattr(request, field.name).CopyFrom(options)
+            return
+    raise ValueError(f"CreateTableRequest has no options field of {options.DESCRIPTOR.full_name}")

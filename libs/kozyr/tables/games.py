@@ -1,27 +1,21 @@
-"""The games a table can run, by game id: each is a pure decider module."""
+"""The games a table can run: every registered game plugin (`kozyr.games.plugin`).
+
+Importing the two game packages registers them; a game defined elsewhere (the test-only
+game of tests/support) registers itself the same way and is then playable like them.
+"""
 
 from __future__ import annotations
 
-from types import MappingProxyType
-from typing import cast
-
 from kozyr.games import khozor_teams, three_five_eight
-from kozyr.games.base import Decider
+from kozyr.games.plugin import AnyPlugin, UnknownGame, plugin_by_id, registered
 
-GAMES: MappingProxyType[str, Decider] = MappingProxyType(
-    {
-        three_five_eight.GAME_ID: cast(Decider, three_five_eight),
-        khozor_teams.GAME_ID: cast(Decider, khozor_teams),
-    }
-)
+BUILT_IN = (three_five_eight.PLUGIN, khozor_teams.PLUGIN)
+"""The games of the platform itself (importing them is what registers them)."""
 
 
-class UnknownGame(KeyError):
-    """A game id that no decider implements."""
+def game_by_id(game_id: str) -> AnyPlugin:
+    """The plugin of `game_id`; UnknownGame when no game is registered under it."""
+    return plugin_by_id(game_id)
 
 
-def game_by_id(game_id: str) -> Decider:
-    try:
-        return GAMES[game_id]
-    except KeyError:
-        raise UnknownGame(game_id) from None
+__all__ = ["BUILT_IN", "UnknownGame", "game_by_id", "registered"]

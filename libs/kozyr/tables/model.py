@@ -15,6 +15,7 @@ from enum import StrEnum
 from typing import Any
 
 from kozyr.games.base import Decider, OptionsError, decode_event, encode_event, registry_of
+from kozyr.games.plugin import AnyPlugin, Dealt, FairDeal, Revealed
 from kozyr.tables.games import UnknownGame, game_by_id
 
 COMPUTER = ""
@@ -58,9 +59,9 @@ class TableSetupError(ValueError):
 class DealProof:
     """A deal's fairness record, public: its commitment at once, its seed once it ended.
 
-    Both games follow one convention the table relies on: the event that deals carries
-    `commitment` (SHA-256 of the seed, hex) next to the hands, and `DealSeedRevealed`
-    carries the `seed` when the deal or round is over (docs/fair-deal.md).
+    Which events deal and reveal is the game plugin's `fair_deal` to say: the deal
+    carries the `commitment` (SHA-256 of the seed, hex), the reveal the `seed` when the
+    deal or round is over (docs/fair-deal.md).
     """
 
     number: int
@@ -68,19 +69,16 @@ class DealProof:
     seed: str | None = None
 
 
-REVEAL_EVENT = "DealSeedRevealed"
-
-
-def track_deals(deals: tuple[DealProof, ...], event: Any) -> tuple[DealProof, ...]:
-    """The deal records after `event`: a new deal's commitment, or a seed revealed."""
-    if type(event).__name__ == REVEAL_EVENT:
-        seed: bytes = event.seed
+def track_deals(deals: tuple[DealProof, ...], mark: FairDeal) -> tuple[DealProof, ...]:
+    """The deal records after an event the plugin's `fair_deal` read as `mark`: a new
+    deal's commitment, or the last deal's seed revealed."""
+    if isinstance(mark, Revealed):
         return tuple(
-            replace(d, seed=seed.hex()) if d.seed is None and d is deals[-1] else d for d in deals
+            replace(d, seed=mark.seed.hex()) if d.seed is None and d is deals[-1] else d
+            for d in deals
         )
-    commitment = getattr(event, "commitment", None)
-    if isinstance(commitment, str) and hasattr(event, "hands"):
-        return (*deals, DealProof(len(deals) + 1, commitment))
+    if isinstance(mark, Dealt):
+        return (*deals, DealProof(len(deals) + 1, mark.commitment))
     return deals
 
 
@@ -104,7 +102,7 @@ class Table:
 
     table_id: str
     game_id: str
-    game: Decider
+    game: Decider[Any, Any, Any]
     options: Mapping[str, Any]
     seats: tuple[str, ...]
     control: tuple[SeatControl, ...]
@@ -147,11 +145,16 @@ class Table:
     def is_over(self) -> bool:
         return self.game.is_over(self.state)
 
+    @property
+    def plugin(self) -> AnyPlugin:
+        """The game's plugin (`game` is its rules)."""
+        return game_by_id(self.game_id)
+
 
 def validate_setup(game_id: str, options: Mapping[str, Any], seats: Sequence[str]) -> None:
     """Refuse a table that could not be played; the reason names the first problem."""
     try:
-        game = game_by_id(game_id)
+        game = game_by_id(game_id).rules
     except UnknownGame:
         raise TableSetupError(f"no game is called {game_id!r}") from None
     if len(seats) != game.SEATS:
@@ -167,7 +170,7 @@ def validate_setup(game_id: str, options: Mapping[str, Any], seats: Sequence[str
 
 def start(created: TableCreated) -> Table:
     """The table right after its creation event (version 1)."""
-    game = game_by_id(created.game_id)
+    game = game_by_id(created.game_id).rules
     control = tuple(
         SeatControl.COMPUTER if p == COMPUTER else SeatControl.PERSON for p in created.seats
     )
@@ -192,7 +195,7 @@ def decode(table: Table | None, type_name: str, data: Mapping[str, Any]) -> Any:
     return decode_event(game_registry(table.game), type_name, data)
 
 
-def game_registry(game: Decider) -> dict[str, type]:
+def game_registry(game: Decider[Any, Any, Any]) -> dict[str, type]:
     return registry_of(game.EVENTS)
 
 
@@ -216,14 +219,14 @@ def apply(
         state=table.game.evolve(table.state, event),
         version=table.version + 1,
         turn_deadline=deadline,
-        deals=track_deals(table.deals, event),
+        deals=track_deals(table.deals, table.plugin.fair_deal(event)),
     )
     return _track_tap(_track_audience(after, event), event, at)
 
 
 def _track_audience(table: Table, event: Any) -> Table:
-    """Note an event some viewers may not see (the game's optional `audience` hook)."""
-    audience = getattr(table.game, "audience", None)
+    """Note an event some viewers may not see (the plugin's optional `audience` hook)."""
+    audience = table.plugin.audience
     seats: tuple[int, ...] | None = audience(event) if audience is not None else None
     if seats is None:
         return table
@@ -237,8 +240,8 @@ def _track_audience(table: Table, event: Any) -> Table:
 
 
 def _track_tap(table: Table, event: Any, at: datetime | None) -> Table:
-    """Remember a seat's tap (the game's optional `tapped_by` hook) and when it was."""
-    tapped_by = getattr(table.game, "tapped_by", None)
+    """Remember a seat's tap (the plugin's optional `tapped_by` hook) and when it was."""
+    tapped_by = table.plugin.tapped_by
     seat: int | None = tapped_by(event) if tapped_by is not None else None
     if seat is None:
         return table

@@ -34,8 +34,9 @@ from typing import Any
 from kozyr.eventstore import EventStore
 from kozyr.games.base import Decider
 from kozyr.games.cards import Card, parse_card
+from kozyr.games.plugin import GamePlugin
 from kozyr.runtime.logging import get_logger
-from kozyr.tables.games import GAMES, game_by_id
+from kozyr.tables.games import game_by_id, registered
 from kozyr.tables.model import Table
 
 log = get_logger("kozyr.tables.snapshots")
@@ -68,13 +69,22 @@ def _sources(module: ModuleType) -> Iterator[Path]:
 
 
 def fold_sources() -> list[Path]:
-    """Every source file a table's fold runs: the games, the table model, this codec."""
+    """Every source file a table's fold runs: the games (every registered one), the
+    table model, this codec."""
     from kozyr.tables import repository  # imports this module: only needed here
 
     modules = [sys.modules[Decider.__module__], sys.modules[Card.__module__]]
+    modules.append(sys.modules[GamePlugin.__module__])  # the fold reads fair_deal's marks
     modules += [sys.modules[Table.__module__], repository, sys.modules[__name__]]
-    modules += [typing.cast(ModuleType, GAMES[game_id]) for game_id in sorted(GAMES)]
+    modules += [_module_of(plugin.rules) for plugin in registered()]
     return [path for module in modules for path in _sources(module)]
+
+
+def _module_of(rules: object) -> ModuleType:
+    """The module (or package) of a game's rules: the rules are usually the module."""
+    if isinstance(rules, ModuleType):
+        return rules
+    return sys.modules[type(rules).__module__]
 
 
 @functools.cache
@@ -131,7 +141,7 @@ def classes_of(game_id: str) -> Mapping[str, type]:
                 visit(hint)
 
     visit(Table)
-    visit(type(game_by_id(game_id).initial_state({})))
+    visit(type(game_by_id(game_id).rules.initial_state({})))
     return found
 
 
@@ -217,7 +227,7 @@ def decode_table(data: Mapping[str, Any]) -> Table:
         game_id = data["game_id"]
         classes = classes_of(game_id)
         fields = {name: _decode(raw, classes) for name, raw in data["fields"].items()}
-        return Table(game=game_by_id(game_id), **fields)
+        return Table(game=game_by_id(game_id).rules, **fields)
     except SnapshotError:
         raise
     except (KeyError, TypeError, ValueError) as error:

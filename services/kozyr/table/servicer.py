@@ -19,14 +19,14 @@ from kozyr.api.common.v1 import games_pb2, language_pb2, seats_pb2
 from kozyr.api.table.v1 import table_service_pb2 as pb
 from kozyr.api.table.v1 import table_service_pb2_grpc as pb_grpc
 from kozyr.api.table.v1 import views_pb2
-from kozyr.games import khozor_teams, three_five_eight
+from kozyr.games.plugin import AnyPlugin, UnknownGame, plugin_by_code, registered
 from kozyr.runtime.auth import Principal, Role, current_principal
 from kozyr.runtime.errors import InvalidArgument
 from kozyr.runtime.interceptors import current_request_id, prefer_language
 from kozyr.table import access, validation
-from kozyr.table.actions import action_from_command, command_from_action
+from kozyr.table.actions import action_from_command, command_from_action, fields_of
 from kozyr.table.app import Actor, TableApp
-from kozyr.table.views import game_view_to_proto
+from kozyr.table.views import game_view_to_proto, set_game_view
 from kozyr.tables.history import history_data
 from kozyr.tables.model import (
     COMPUTER,
@@ -35,11 +35,6 @@ from kozyr.tables.model import (
     Table,
 )
 
-GAME_IDS = {
-    games_pb2.GAME_THREE_FIVE_EIGHT: three_five_eight.GAME_ID,
-    games_pb2.GAME_KHOZOR_TEAMS: khozor_teams.GAME_ID,
-}
-GAME_CODES = {v: k for k, v in GAME_IDS.items()}
 CONTROLS = {
     seats_pb2.SEAT_CONTROL_PERSON: SeatControl.PERSON,
     seats_pb2.SEAT_CONTROL_COMPUTER: SeatControl.COMPUTER,
@@ -63,11 +58,11 @@ def _optional(message: Any, field: str) -> int | None:
 
 def table_view(table: Table, seat: int | None) -> views_pb2.TableView:
     """The whole client state of `seat` (None: a spectator)."""
-    game = table.game
+    game, plugin = table.game, table.plugin
     turn = game.turn(table.state)
     view = views_pb2.TableView(
         table_id=table.table_id,
-        game=GAME_CODES[table.game_id],
+        game=games_pb2.Game.ValueType(plugin.code),
         version=table.version_for(seat),
         finished=table.is_over,
         seats=[
@@ -86,27 +81,11 @@ def table_view(table: Table, seat: int | None) -> views_pb2.TableView:
         stamp = Timestamp()
         stamp.FromDatetime(table.turn_deadline)
         view.turn.deadline.CopyFrom(stamp)
-    game_view = game_view_to_proto(table.game_id, game.view(table.state, seat))
-    if isinstance(game_view, views_pb2.ThreeFiveEightView):
-        view.three_five_eight.CopyFrom(game_view)
-    else:
-        view.khozor_teams.CopyFrom(game_view)
+    set_game_view(view, game_view_to_proto(table.game_id, game.view(table.state, seat)))
     if seat is not None and not table.is_over:
-        view.legal_actions.extend(action_from_command(c) for c in legal_moves(table, seat))
+        moves = plugin.listed_moves(table.state, seat)
+        view.legal_actions.extend(action_from_command(c, plugin) for c in moves)
     return view
-
-
-WIDE_CHOICES = frozenset({"discard"})
-"""Turn kinds whose legal moves are too many to list (any 4 of 20 cards): the view
-offers the default move; any other legal choice is still accepted."""
-
-
-def legal_moves(table: Table, seat: int) -> list[Any]:
-    """The moves a view lists for `seat` (player commands only, signals included)."""
-    turn = table.game.turn(table.state)
-    if turn.kind in WIDE_CHOICES and seat in turn.seats:
-        return [table.game.default_command(table.state, seat)]
-    return table.game.legal_commands(table.state, seat)
 
 
 def retake(principal: Principal, table: Table, seat: int) -> list[Any]:
@@ -146,13 +125,11 @@ class TableServicer(pb_grpc.TableServiceServicer):
         self, request: pb.CreateTableRequest, context: grpc.aio.ServicerContext
     ) -> pb.CreateTableResponse:
         principal = current_principal().require(Role.SERVICE, Role.ADMIN)
-        game_id = GAME_IDS.get(request.game)
-        if game_id is None:
-            raise InvalidArgument("INVALID_GAME", "game must be THREE_FIVE_EIGHT or KHOZOR_TEAMS")
+        plugin = _plugin(request.game)
         outcome = await self.app.create(
             request_id=validation.request_id(request.request_id),
-            game_id=game_id,
-            options=_options(request, game_id),
+            game_id=plugin.id,
+            options=_options(request, plugin),
             seats=[_occupant(s) for s in request.seats],
             actor=actor_of(principal),
         )
@@ -306,18 +283,35 @@ def _occupant(seat: pb.SeatAssignment) -> str:
     raise InvalidArgument("INVALID_SEAT_ASSIGNMENT", "each seat needs a player_id or computer")
 
 
-def _options(request: pb.CreateTableRequest, game_id: str) -> dict[str, Any]:
+def _plugin(code: int) -> AnyPlugin:
+    """The registered game of a `kozyr.common.v1.Game` number."""
+    if code != games_pb2.GAME_UNSPECIFIED:
+        try:
+            return plugin_by_code(code)
+        except UnknownGame:
+            pass
+    names = [_game_name(p) for p in sorted(registered(), key=lambda p: p.code)]
+    listed = f"{', '.join(names[:-1])} or {names[-1]}" if len(names) > 1 else "".join(names)
+    raise InvalidArgument("INVALID_GAME", f"game must be {listed}")
+
+
+def _game_name(plugin: AnyPlugin) -> str:
+    """A game as the enum names it (THREE_FIVE_EIGHT), or its id if the enum does not."""
+    try:
+        return games_pb2.Game.Name(games_pb2.Game.ValueType(plugin.code)).removeprefix("GAME_")
+    except ValueError:
+        return plugin.id
+
+
+def _options(request: pb.CreateTableRequest, plugin: AnyPlugin) -> dict[str, Any]:
+    """The options of the `options` oneof's field named after the game (none: defaults),
+    as the plugin reads their fields."""
     given = request.WhichOneof("options")
-    if given is not None and given != game_id:
-        raise InvalidArgument("OPTIONS_GAME_MISMATCH", f"{given} options for a {game_id} table")
-    options: dict[str, Any] = {}
-    if given == three_five_eight.GAME_ID:
-        options["must_trump"] = request.three_five_eight.must_trump
-        if request.three_five_eight.turn_seconds:
-            options["turn_seconds"] = request.three_five_eight.turn_seconds
-    elif given == khozor_teams.GAME_ID and request.khozor_teams.turn_seconds:
-        options["turn_seconds"] = request.khozor_teams.turn_seconds
-    return options
+    if given is None:
+        return {}
+    if given != plugin.id:
+        raise InvalidArgument("OPTIONS_GAME_MISMATCH", f"{given} options for a {plugin.id} table")
+    return plugin.options_from_wire(fields_of(getattr(request, given)))
 
 
 def _content(view: views_pb2.TableView) -> bytes:

@@ -1,9 +1,12 @@
 """A game engine's view (a JSON-able dict) → its protobuf message in TableView's `game_view`.
 
-The proto messages (protos/kozyr/table/v1/views.proto) mirror the engines' views key for
-key, so the conversion fills the message field by field (`_fill`) after one reshape:
-3-5-8's `contracts_used` is a list of lists, which protobuf cannot hold, so each inner
-list becomes a `ContractList` (`{"contracts": [...]}`).
+Every game's plugin names its view message (`GamePlugin.view_message`, a full name found
+in the default descriptor pool) and reshapes what protobuf cannot hold
+(`GamePlugin.view_to_wire`: 3-5-8's `contracts_used`, a list of lists); the message
+mirrors the engine's view key for key, so the conversion fills it field by field
+(`_fill`). The message goes into its own field of TableView's `game_view` oneof, or,
+for a game that has none there, packed into `packed_game` (`set_game_view`). No game is
+named here.
 
 A null leaves its field unset, and is accepted only where the proto can say "absent"
 (`optional` scalars, messages) or "empty" (repeated fields: the engines' nullable
@@ -14,37 +17,69 @@ the wrong type (a bool is not a number), or a null where none may be.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
-from typing import Any, TypeVar
+from typing import Any
 
+from google.protobuf import descriptor_pool, message_factory
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
+from google.protobuf.message import Message
 
 from kozyr.api.table.v1 import views_pb2
-from kozyr.games.khozor_teams import GAME_ID as KHOZOR_TEAMS
-from kozyr.games.three_five_eight import GAME_ID as THREE_FIVE_EIGHT
-
-GameViewMessage = views_pb2.ThreeFiveEightView | views_pb2.KhozorTeamsView
-_M = TypeVar("_M", views_pb2.ThreeFiveEightView, views_pb2.KhozorTeamsView)
+from kozyr.games.plugin import UnknownGame, plugin_by_id
 
 
 class ViewDriftError(ValueError):
     """An engine's view no longer matches its proto message: engine and proto disagree."""
 
 
-def game_view_to_proto(game_id: str, view: Mapping[str, Any]) -> GameViewMessage:
-    """The proto message of `view`, the dict `kozyr.games.<game_id>.view(state, seat)` made.
+def game_view_to_proto(game_id: str, view: Mapping[str, Any]) -> Message:
+    """The proto message of `view`, the dict the `game_id` game's `view(state, seat)` made.
 
-    Raises ValueError for a game without a view message, ViewDriftError when the view
-    does not fit its message exactly.
+    Raises ValueError for an unregistered game or a view message missing from the
+    descriptor pool, ViewDriftError when the view does not fit its message exactly.
     """
-    if game_id == THREE_FIVE_EIGHT:
-        return _parse(_wrap_contract_lists(view), views_pb2.ThreeFiveEightView(), game_id)
-    if game_id == KHOZOR_TEAMS:
-        return _parse(view, views_pb2.KhozorTeamsView(), game_id)
-    raise ValueError(f"no view message for game {game_id!r}")
+    try:
+        plugin = plugin_by_id(game_id)
+    except UnknownGame:
+        raise ValueError(f"no view message for game {game_id!r}") from None
+    message = _message_class(plugin.view_message)()
+    return _parse(plugin.view_to_wire(view), message, game_id)
 
 
-def _parse(view: Mapping[str, Any], message: _M, game_id: str) -> _M:
+@functools.cache
+def _message_class(full_name: str) -> type[Message]:
+    try:
+        descriptor = descriptor_pool.Default().FindMessageTypeByName(full_name)
+    except KeyError:
+        raise ValueError(f"no message {full_name!r} in the descriptor pool") from None
+    return message_factory.GetMessageClass(descriptor)
+
+
+_GAME_VIEW_FIELDS = {
+    field.message_type.full_name: field.name
+    for field in views_pb2.TableView.DESCRIPTOR.oneofs_by_name["game_view"].fields
+    if field.message_type is not None and field.name != "packed_game"
+}
+"""The game view messages with a field of their own in TableView, by full name."""
+
+
+def set_game_view(view: views_pb2.TableView, game_view: Message) -> None:
+    """Put `game_view` into its own field of the `game_view` oneof, or packed into
+    `packed_game` for a game that has none there (a plugin game added since)."""
+    name = _GAME_VIEW_FIELDS.get(game_view.DESCRIPTOR.full_name)
+    if name is None:
+        view.packed_game.Pack(game_view)
+    else:
+        getattr(view, name).CopyFrom(game_view)
+
+
+def fill_message(message: Message, data: Mapping[str, Any]) -> None:
+    """Fill `message` from neutral data (keys = field names), as strictly as views."""
+    _fill(message, data, message.DESCRIPTOR.name)
+
+
+def _parse(view: Mapping[str, Any], message: Message, game_id: str) -> Message:
     """Fill `message` from `view`, refusing a wrong game, a missing key or any misfit."""
     descriptor = message.DESCRIPTOR
     if view.get("game_id") != game_id:
@@ -116,7 +151,13 @@ _SCALAR_TYPES: dict[int, tuple[type, ...]] = {
 
 
 def _scalar(field: FieldDescriptor, value: Any, where: str) -> Any:
-    """`value` if it fits the scalar field (a bool is not a number here)."""
+    """`value` if it fits the scalar field (a bool is not a number here); an enum is
+    given by its value's name."""
+    if field.enum_type is not None:
+        known = field.enum_type.values_by_name.get(value) if isinstance(value, str) else None
+        if known is None:
+            raise ViewDriftError(f"{where}: {value!r} is not a {field.enum_type.name}")
+        return known.number
     allowed = _SCALAR_TYPES.get(field.cpp_type)
     if allowed is None:
         raise ViewDriftError(f"{where}: unsupported field type {field.cpp_type}")
@@ -130,12 +171,3 @@ def _expect(kind: Any, value: Any, where: str) -> Any:
     if not isinstance(value, kind):
         raise ViewDriftError(f"{where}: expected {getattr(kind, '__name__', kind)}, got {value!r}")
     return value
-
-
-def _wrap_contract_lists(view: Mapping[str, Any]) -> dict[str, Any]:
-    """3-5-8's `contracts_used` [[...], ...] → [{"contracts": [...]}, ...]."""
-    data = dict(view)
-    used = data.get("contracts_used")
-    if isinstance(used, list):
-        data["contracts_used"] = [{"contracts": row} for row in used]
-    return data

@@ -47,7 +47,7 @@ from kozyr.games.khozor_teams import (
 from kozyr.games.khozor_teams.model import SignalKind
 from kozyr.games.khozor_teams.scenarios import cards, deal_events, fill_hands, position
 
-DECIDER: Decider = khozor_teams  # the module is the decider (checked by mypy)
+DECIDER: Decider[khozor_teams.State, khozor_teams.Command, khozor_teams.Event] = khozor_teams
 
 
 def _step(state: State, command: object) -> tuple[State, list[Event]]:

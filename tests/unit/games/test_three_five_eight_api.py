@@ -49,7 +49,7 @@ from kozyr.games.three_five_eight import (
 )
 from kozyr.games.three_five_eight import texts as texts_module
 
-DECIDER: Decider = game  # mypy checks that the module satisfies the protocol
+DECIDER: Decider[game.State, game.Command, game.Event] = game  # mypy checks the module
 
 TURN_KINDS = ["contract", "exchange_give", "discard", "play", "over"]
 SEED = bytes(range(32))

@@ -45,7 +45,7 @@ CLOCK = Actor("clock", "service")
 
 def choose(table: Table, rng: random.Random) -> tuple[int, Any]:
     """A seat whose turn it is and one of its legal commands (signals now and then)."""
-    game: Decider = table.game
+    game: Decider[Any, Any, Any] = table.game
     seat = rng.choice(game.turn(table.state).seats)
     commands = game.legal_commands(table.state, seat)
     moves = [c for c in commands if not isinstance(c, khozor_teams.ToggleSignal)]

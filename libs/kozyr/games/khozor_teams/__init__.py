@@ -119,3 +119,9 @@ __all__ = [
     "turn",
     "view",
 ]
+
+# The game's plugin registers it with the table platform (kozyr.games.plugin); it needs
+# the names above, so it comes last.
+from kozyr.games.khozor_teams.plugin import PLUGIN
+
+__all__ += ["PLUGIN"]

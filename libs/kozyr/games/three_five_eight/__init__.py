@@ -158,3 +158,9 @@ __all__ = [
     "turn",
     "view",
 ]
+
+# The game's plugin registers it with the table platform (kozyr.games.plugin); it needs
+# the names above, so it comes last.
+from kozyr.games.three_five_eight.plugin import PLUGIN  # noqa: E402
+
+__all__ += ["PLUGIN"]

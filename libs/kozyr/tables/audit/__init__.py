@@ -20,20 +20,17 @@ Both return values with `to_dict()` (JSON-able) and `to_text()` (for people).
 """
 
 from kozyr.tables.audit.games import (
-    PROFILES,
-    REVEAL_EVENT,
     AuditError,
     GameProfile,
     NoSuchSeat,
     commitment_of,
+    profile_of,
 )
 from kozyr.tables.audit.replaying import DealReplay, Origin, Replay, Step, replay
 from kozyr.tables.audit.text import render_replay, render_report, step_text
 from kozyr.tables.audit.verifying import AuditReport, Check, Problem, verify
 
 __all__ = [
-    "PROFILES",
-    "REVEAL_EVENT",
     "AuditError",
     "AuditReport",
     "Check",
@@ -45,6 +42,7 @@ __all__ = [
     "Replay",
     "Step",
     "commitment_of",
+    "profile_of",
     "render_replay",
     "render_report",
     "replay",

@@ -47,19 +47,20 @@ class Origin:
 @dataclass(frozen=True, slots=True)
 class Step:
     """One event as the viewer saw it (`data` is redacted for a seat; `origin` is the
-    moderator's only)."""
+    moderator's only) at a table of `game_id` (whose plugin writes its text)."""
 
     position: int
     type: str
     data: Data
     origin: Origin | None = None
+    game_id: str | None = None
 
     def to_dict(self) -> Data:
         return {
             "position": self.position,
             "type": self.type,
             "data": self.data,
-            "text": step_text(self.type, self.data),
+            "text": step_text(self.type, self.data, self.game_id),
             "origin": None if self.origin is None else self.origin.to_dict(),
         }
 
@@ -74,8 +75,11 @@ class DealReplay:
 
     @property
     def tricks(self) -> list[Data]:
-        """3-5-8's completed tricks in order (public facts; none in Khözör)."""
-        return [s.data for s in self.steps if s.type == "TrickTaken"]
+        """The completed tricks in order, for a game with tricks (3-5-8; public facts)."""
+        trick = profile_of(self.start.game_id).trick if self.start.game_id else None
+        if trick is None:
+            return []
+        return [s.data for s in self.steps if s.type == trick.trick_event]
 
     def to_dict(self) -> Data:
         return {
@@ -151,7 +155,8 @@ def replay(events: Sequence[RecordedEvent], seat: int | None = None) -> Replay:
         data = _as_seen(table, event, decoded, seat)
         if data is None:
             continue
-        step = Step(event.position, event.type, data, Origin.of(event) if seat is None else None)
+        origin = Origin.of(event) if seat is None else None
+        step = Step(event.position, event.type, data, origin, table.game_id)
         if event.type == profile.deal_event:
             deals.append((int(data[profile.number_field]), step, []))
         elif event.type == profile.result_event or ending:

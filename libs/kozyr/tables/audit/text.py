@@ -6,11 +6,11 @@ moderator (every card) and a seat (cards it did not see are counts).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from kozyr.games import khozor_teams
-from kozyr.tables.audit.games import REVEAL_EVENT, GameProfile, profile_of
+from kozyr.games.plugin import Text, cards_text, registered, seat_list
+from kozyr.tables.audit.games import AuditError, GameProfile, profile_of
 from kozyr.tables.model import COMPUTER
 
 if TYPE_CHECKING:
@@ -24,115 +24,33 @@ def describe_error(error: BaseException) -> str:
     return f"{type(error).__name__}: {text}" if text else type(error).__name__
 
 
-def _cards(cards: Sequence[str]) -> str:
-    return " ".join(cards) if cards else "-"
-
-
-def _hidden_or(data: Mapping[str, Any], key: str, count_key: str) -> str:
-    cards = data.get(key)
-    if isinstance(cards, list):
-        return _cards(cards)
-    count = data.get(count_key, "?")
-    return f"{count} card" if count == 1 else f"{count} cards"
-
-
-def _seat_list(values: Sequence[Any]) -> str:
-    return " / ".join(str(v) for v in values)
-
-
-def _trick(d: Mapping[str, Any], marks: Sequence[str] = ()) -> str:
-    leader, cards = int(d["leader"]), d["cards"]
-    marks = list(marks) + [""] * (len(cards) - len(marks))
-    plays = ", ".join(
-        f"seat {(leader + i) % 3} {c}{mark}"
-        for i, (c, mark) in enumerate(zip(cards, marks, strict=False))
-    )
-    return f"trick {d['number']}: {plays} -> seat {d['winner']}"
-
-
-def _exchanged(d: Mapping[str, Any]) -> str:
-    who = f"seat {d['giver']} gives seat {d['receiver']}"
-    if d.get("given") is None:
-        return f"{who} a card (exchange step {d['number']}, cards hidden)"
-    return f"{who} {d['given']}, gets back {d['returned']}"
-
-
-def _hands_completed(d: Mapping[str, Any]) -> str:
-    if "rests" in d:
-        rests = "; ".join(f"seat {s}: {_cards(r)}" for s, r in enumerate(d["rests"]))
-        return f"hands completed (last ten cards) {rests}"
-    return f"your last ten cards: {_cards(d.get('cards', []))}"
-
-
-def _scored(d: Mapping[str, Any]) -> str:
-    return (
-        f"deal {d['deal']} scored: contract {d['contract']}, targets {_seat_list(d['targets'])},"
-        f" tricks {_seat_list(d['tricks'])}, points {_seat_list(d['points'])},"
-        f" totals {_seat_list(d['totals'])}"
-    )
-
-
-def _revealed(d: Mapping[str, Any]) -> str:
-    which = f"deal {d['deal']}" if "deal" in d else f"round {d.get('round_no')}"
-    return f"seed of {which} revealed: {d['seed']}"
-
-
 def _created(d: Mapping[str, Any]) -> str:
     options = ", ".join(f"{k}={v}" for k, v in d.get("options", {}).items()) or "defaults"
     return f"table created: game {d['game_id']}, options {options}"
 
 
-_TEXTS: dict[str, Callable[[Mapping[str, Any]], str]] = {
+_TEXTS: dict[str, Text] = {
     "TableCreated": _created,
     "SeatControlChanged": lambda d: f"seat {d['seat']} is now played by: {d['control']}",
-    # 3-5-8
-    "FirstDealerDrawn": lambda d: f"first dealer: seat {d['dealer']} (seed {d['seed']})",
-    "ContractChosen": lambda d: f"seat {d['seat']} declares {d['contract']}",
-    "HandsCompleted": _hands_completed,
-    "ExchangePlanned": lambda d: (
-        "exchange: "
-        + (
-            "; ".join(
-                f"seat {t['giver']} gives {t['count']} to seat {t['receiver']}"
-                for t in d["transfers"]
-            )
-            or "none"
-        )
-    ),
-    "CardExchanged": _exchanged,
-    "ExchangeSkipped": lambda d: (
-        f"seat {d['giver']} holds only trumps: skips {d['count']} to seat {d['receiver']}"
-    ),
-    "TalonTaken": lambda d: f"seat {d['seat']} takes the talon: {_hidden_or(d, 'cards', 'count')}",
-    "CardsDiscarded": lambda d: f"seat {d['seat']} discards {_hidden_or(d, 'cards', 'count')}",
-    "CardPlayed": lambda d: f"seat {d['seat']} plays {d['card']}",  # (texts: in its trick)
-    "TrickTaken": _trick,
-    "DealScored": _scored,
-    "GameEnded": lambda d: (
-        f"game over: totals {_seat_list(d['totals'])}, places {_seat_list(d['places'])}"
-    ),
-    # Khözör
-    "OpeningTeamDrawn": lambda d: f"opening team: {d['team']} (seed {d['seed']})",
-    "OpenerConfirmed": lambda d: f"seat {d['seat']} names seat {d['opener']} to open",
-    "CardsLed": lambda d: f"seat {d['seat']} leads {_hidden_or(d, 'cards', 'card_count')}",
-    "CardsBeaten": lambda d: f"seat {d['seat']} beats with {_hidden_or(d, 'cards', 'card_count')}",
-    "PilePickedUp": lambda d: f"seat {d['seat']} picks up {_hidden_or(d, 'cards', 'card_count')}",
-    "ReserveDrawn": lambda d: (
-        f"seat {d['seat']} draws {_hidden_or(d, 'cards', 'card_count')} from the reserve"
-    ),
-    "CycleSlept": lambda d: f"the cycle sleeps ({d['card_count']} cards); seat {d['seat']} leads",
-    "SignalSet": lambda d: f"seat {d['seat']} signals {d['kind']}",
-    "SignalCleared": lambda d: f"seat {d['seat']} clears {d['kind']} ({d['reason']})",
-    "RoundWon": lambda d: f"round {d['round_no']} won by team {d['team']} (seat {d['seat']} out)",
-    "MatchWon": lambda d: f"match won by team {d['team']}, {d['wins_a']}-{d['wins_b']}",
-    # both
-    REVEAL_EVENT: _revealed,
 }
+"""The table's own events; each game's come from its plugin (`AuditProfile.step_texts`)."""
 
 
-def step_text(type_name: str, data: Mapping[str, Any]) -> str:
-    """One line for a step, from its data as the viewer saw it."""
-    text = _TEXTS.get(type_name)
+def _game_text(type_name: str, game_id: str | None) -> Text | None:
+    """The formatter of a game event: of `game_id`'s plugin, else of the first
+    registered game that has one for this type."""
+    if game_id:
+        return profile_of(game_id).step_texts.get(type_name)
+    for plugin in registered():
+        text = plugin.audit.step_texts.get(type_name)
+        if text is not None:
+            return text
+    return None
+
+
+def step_text(type_name: str, data: Mapping[str, Any], game_id: str | None = None) -> str:
+    """One line for a step of a `game_id` table, from its data as the viewer saw it."""
+    text = _TEXTS.get(type_name) or _game_text(type_name, game_id)
     if text is None:
         fields = ", ".join(f"{k}={v}" for k, v in data.items())
         return f"{type_name} {fields}"
@@ -142,19 +60,15 @@ def step_text(type_name: str, data: Mapping[str, Any]) -> str:
 def _deal_header(profile: GameProfile, start: Step) -> list[str]:
     d = start.data
     number = d[profile.number_field]
-    if "dealer" in d:
-        facts = f"dealer seat {d['dealer']}"
-    else:
-        facts = f"trump {d['trump']}, opening team {d['opening_team']}"
-    lines = [f"{profile.deal_word} {number} (#{start.position}): {facts}"]
+    lines = [f"{profile.deal_word} {number} (#{start.position}): {profile.deal_facts(d)}"]
     lines.append(f"  commitment {d['commitment']}")
     if "hands" in d:
-        lines += [f"  seat {s}: {_cards(hand)}" for s, hand in enumerate(d["hands"])]
-        lines.append(f"  {profile.undealt_field}: {_cards(d[profile.undealt_field])}")
+        lines += [f"  seat {s}: {cards_text(hand)}" for s, hand in enumerate(d["hands"])]
+        lines.append(f"  {profile.undealt_field}: {cards_text(d[profile.undealt_field])}")
     elif "hand" in d:
-        lines.append(f"  your first six cards: {_cards(d['hand'])}")
+        lines.append(f"  your first six cards: {cards_text(d['hand'])}")
     else:
-        lines.append(f"  hands of {_seat_list(d['hand_counts'])} cards (cards hidden)")
+        lines.append(f"  hands of {seat_list(d['hand_counts'])} cards (cards hidden)")
     return lines
 
 
@@ -178,24 +92,28 @@ def _when(step: Step, seats: Sequence[str]) -> str:
     return f"  [{step.origin.recorded_at[11:19]}{_by(step, seats)}]"
 
 
-def _step_lines(steps: Sequence[Step], indent: str, seats: Sequence[str]) -> list[str]:
-    """One line per step (a trick's cards on the trick's line). For the moderator, each
-    command's line ends with its time and, when the seat's own player did not make it,
-    who did; inside a trick, each card played for a seat by someone else is marked."""
+def _step_lines(
+    steps: Sequence[Step], indent: str, seats: Sequence[str], profile: GameProfile
+) -> list[str]:
+    """One line per step (a trick's cards on the trick's line, for a game with tricks).
+    For the moderator, each command's line ends with its time and, when the seat's own
+    player did not make it, who did; inside a trick, each card played for a seat by
+    someone else is marked."""
     lines = []
     previous: str | None = None
     plays: list[Step] = []
+    trick = profile.trick
     for step in steps:
         request = step.origin.request_id if step.origin else None
         opens, previous = step.origin is not None and request != previous, request
-        if step.type == "CardPlayed":
+        if trick is not None and step.type == trick.play_event:
             plays.append(step)
             continue
-        if step.type == "TrickTaken":
-            text = _trick(step.data, [_by(p, seats) for p in plays])
+        if trick is not None and step.type == trick.trick_event:
+            text = trick.text(step.data, [_by(p, seats) for p in plays])
             plays = []
         else:
-            text = step_text(step.type, step.data)
+            text = step_text(step.type, step.data, step.game_id)
         lines.append(f"{indent}#{step.position} {text}{_when(step, seats) if opens else ''}")
     return lines
 
@@ -214,24 +132,13 @@ def render_replay(r: Replay) -> str:
         f"Viewer: {viewer}",
         "",
     ]
-    lines += _step_lines(r.opening, "", r.seats)
+    lines += _step_lines(r.opening, "", r.seats, profile)
     for deal in r.deals:
         header = _deal_header(profile, deal.start)
-        lines += ["", *header, *_step_lines(deal.steps, "  ", r.seats)]
-    lines += ["", *_step_lines(r.ending, "", r.seats)]
-    lines.append(f"Result: {_result_text(r.result)}")
+        lines += ["", *header, *_step_lines(deal.steps, "  ", r.seats, profile)]
+    lines += ["", *_step_lines(r.ending, "", r.seats, profile)]
+    lines.append(f"Result: {profile.result_text(r.result)}")
     return "\n".join(lines) + "\n"
-
-
-def _result_text(result: Mapping[str, Any]) -> str:
-    if "totals" in result:
-        return (
-            f"totals {_seat_list(result['totals'])}, places {_seat_list(result['places'])},"
-            f" winners {_seat_list(result['winners']) or '-'}"
-            + ("" if result.get("final") else " (provisional)")
-        )
-    wins = result["wins"]
-    return f"rounds won A {wins['A']}, B {wins['B']}, winner {result['winner'] or '-'}"
 
 
 def render_report(report: AuditReport) -> str:
@@ -245,7 +152,7 @@ def render_report(report: AuditReport) -> str:
         if chain.ok
         else f"BROKEN at #{chain.first_bad_position}: {chain.failure} ({chain.detail})"
     )
-    deals = "rounds" if report.game_id == khozor_teams.GAME_ID else "deals"
+    deals = f"{_deal_word(report.game_id).lower()}s"
     lines = [
         f"Stream {report.stream}  game {report.game_id or '?'}  {report.events} events",
         f"  hash chain   {chain_text}",
@@ -261,8 +168,18 @@ def render_report(report: AuditReport) -> str:
         return "\n".join(lines) + "\n"
     if report.over and report.result is not None:
         where = f" (recorded at #{report.result_position})" if report.result_position else ""
-        lines.append(f"  result       {_result_text(report.result)}{where}")
+        assert report.game_id is not None  # a game that ended is a known game
+        result = profile_of(report.game_id).result_text(report.result)
+        lines.append(f"  result       {result}{where}")
     else:
         lines.append("  result       none yet: the game is still in progress")
     lines.append("OK: every check holds.")
     return "\n".join(lines) + "\n"
+
+
+def _deal_word(game_id: str | None) -> str:
+    """What the game calls a deal ("Deal" for a stream that names no known game)."""
+    try:
+        return profile_of(game_id).deal_word if game_id else "Deal"
+    except AuditError:
+        return "Deal"

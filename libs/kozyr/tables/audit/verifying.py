@@ -11,11 +11,11 @@ from kozyr.eventstore import RecordedEvent, VerifyReport
 from kozyr.games.base import RuleError, encode_event
 from kozyr.tables import model
 from kozyr.tables.audit.games import (
-    PROFILES,
-    REVEAL_EVENT,
     Data,
     GameProfile,
     commitment_of,
+    is_audited,
+    profile_of,
 )
 from kozyr.tables.audit.text import describe_error, render_report
 from kozyr.tables.model import SeatControlChanged, Table, TableCreated
@@ -219,7 +219,7 @@ class _Auditor:
                 reason = "a second TableCreated in the stream"
             elif f"{STREAM_PREFIX}{decoded.table_id}" != self.stream:
                 reason = f"TableCreated names table {decoded.table_id}, not this stream's"
-            elif decoded.game_id not in PROFILES:
+            elif not is_audited(decoded.game_id):
                 reason = f"unknown game {decoded.game_id!r}"
             return None if reason is None else _problem(event, Check.NOT_A_TABLE, reason)
         if self.owed:
@@ -230,8 +230,8 @@ class _Auditor:
 
     def _game_event_problem(self, event: RecordedEvent, decoded: Any) -> Problem | None:
         assert self.table is not None  # model.decode refuses game events before creation
-        profile = PROFILES[self.table.game_id]
-        if event.type == REVEAL_EVENT:
+        profile = profile_of(self.table.game_id)
+        if event.type == profile.reveal_event:
             problem = self._reveal_problem(event, decoded, profile)
         else:
             problem = self._seed_problem(event, decoded) or self._deal_problem(
@@ -362,7 +362,7 @@ class _Auditor:
             )
         if self.table is None or not self.table.is_over:
             return None
-        profile = PROFILES[self.table.game_id]
+        profile = profile_of(self.table.game_id)
         at = self.result_position or last.position
         unrevealed = sorted(set(self.dealt) - self.revealed)
         if unrevealed:
