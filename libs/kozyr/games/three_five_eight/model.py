@@ -5,14 +5,15 @@ bools, bytes, cards, enums, tuples of these (and the `Transfer` record), so that
 `kozyr.games.base.encode_event`/`decode_event` round-trip every one of them.
 
 The state is split in two levels so that a card play rebuilds only the small
-`DealState` and the thin `State` around it, never the whole game's history.
+`DealState` and the thin `State` around it, never the whole game's history. Both are
+frozen dataclasses like every other value of both games (docs/architecture.md, "One
+convention for every game").
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import NamedTuple
 
 from kozyr.games.base import Seat
 from kozyr.games.cards import Card, Rank, RankOrder, Suit
@@ -348,11 +349,13 @@ ExchangeLogEntry = CardExchanged | ExchangeSkipped
 # --------------------------------------------------------------------------- state
 
 
-class DealState(NamedTuple):
+@dataclass(frozen=True)
+class DealState:
     """One deal in progress (or just ended, until the next deal replaces it).
 
-    A NamedTuple rather than a frozen dataclass: it is rebuilt at every card played,
-    and building a tuple costs a fraction of a frozen dataclass's `__init__`.
+    Without slots, unlike the other records: it is rebuilt at every card played, and
+    `transitions._patch` copies an instance's `__dict__` at a fraction of the cost of a
+    frozen dataclass's `__init__` (the same cost as a NamedTuple's rebuild).
 
     `hands[s]` keeps dealing order (cards received later are appended), so that
     `hands[s][:6]` are the first six cards while no card has moved yet.
@@ -391,8 +394,9 @@ class DealState(NamedTuple):
         return None if self.contract is None else self.contract.trump
 
 
-class State(NamedTuple):
-    """The whole game (immutable; a NamedTuple for speed, like `DealState`).
+@dataclass(frozen=True)
+class State:
+    """The whole game (immutable; without slots for speed, like `DealState`).
 
     `deal` is None before the first deal.
     `turn_number` counts decisions (see `rules.turn`). `used[s]` are the contracts

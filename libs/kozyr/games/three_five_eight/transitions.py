@@ -35,22 +35,19 @@ from kozyr.games.three_five_eight.model import (
 )
 
 _T = TypeVar("_T", DealState, State)
-_FIELD_INDEX: dict[type, dict[str, int]] = {
-    cls: {name: i for i, name in enumerate(cls._fields)} for cls in (DealState, State)
-}
-_DEAL_HANDS = DealState._fields.index("hands")
-_DEAL_TRICK = DealState._fields.index("trick")
-_STATE_DEAL = State._fields.index("deal")
-_STATE_TURN = State._fields.index("turn_number")
+_new = object.__new__
+_set = object.__setattr__
 
 
 def _patch(record: _T, **changes: Any) -> _T:
-    """`record._replace(**changes)` at about half the cost (this runs at every event)."""
-    items = list(record)
-    index = _FIELD_INDEX[type(record)]
-    for name, value in changes.items():
-        items[index[name]] = value
-    return tuple.__new__(type(record), items)
+    """`dataclasses.replace(record, **changes)` at a seventh of the cost (this runs at
+    every event): a copy of the frozen record's attributes with the changed ones set,
+    without running `__init__` (both records hold values only, no derived field)."""
+    attributes = record.__dict__.copy()
+    attributes.update(changes)
+    patched = _new(type(record))
+    _set(patched, "__dict__", attributes)
+    return patched
 
 
 def find(hand: tuple[Card, ...], card: Card) -> int:
@@ -177,18 +174,21 @@ def _cards_discarded(state: State, e: CardsDiscarded) -> State:
 
 
 def _card_played(state: State, e: CardPlayed) -> State:
-    """The hottest transition of all, hence written out with index arithmetic."""
+    """The hottest transition of all, hence `_patch` written out."""
     d = _current(state)
     seat = e.seat
     hands = d.hands
-    hands = (*hands[:seat], _without(hands[seat], e.card), *hands[seat + 1 :])
-    deal = list(d)
-    deal[_DEAL_HANDS] = hands
-    deal[_DEAL_TRICK] = (*d.trick, e.card)
-    whole = list(state)
-    whole[_STATE_DEAL] = tuple.__new__(DealState, deal)
-    whole[_STATE_TURN] = state.turn_number + 1
-    return tuple.__new__(State, whole)
+    deal_attributes = d.__dict__.copy()
+    deal_attributes["hands"] = (*hands[:seat], _without(hands[seat], e.card), *hands[seat + 1 :])
+    deal_attributes["trick"] = (*d.trick, e.card)
+    deal = _new(DealState)
+    _set(deal, "__dict__", deal_attributes)
+    attributes = state.__dict__.copy()
+    attributes["deal"] = deal
+    attributes["turn_number"] = state.turn_number + 1
+    whole = _new(State)
+    _set(whole, "__dict__", attributes)
+    return whole
 
 
 def _trick_taken(state: State, e: TrickTaken) -> State:
