@@ -49,6 +49,7 @@ lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy libs services tests tools
+	$(BIN)/lint-imports --no-cache
 	$(BIN)/buf lint
 
 fmt: install

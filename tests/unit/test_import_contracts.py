@@ -1,0 +1,137 @@
+"""The layer contracts of `make lint` (pyproject.toml, [tool.importlinter]) hold on the
+tree, and each one fails when a forbidden import is added.
+
+A failing case copies the source tree to a temp folder, writes one throwaway module with
+the forbidden import into the copy, and runs import-linter with the project's own
+config over the copy only (the real tree taken off `sys.path`), in a subprocess.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+SOURCE_ROOTS = ("libs", "services")
+
+_RUN = """
+import sys
+repo, copy, config = sys.argv[1:4]
+real = {f"{repo}/{root}" for root in ("libs", "services")}
+sys.path[:] = [f"{copy}/libs", f"{copy}/services", *(p for p in sys.path if p not in real)]
+from importlinter.cli import lint_imports
+sys.exit(lint_imports(config_filename=config, no_cache=True, no_logo=True))
+"""
+
+
+def lint_imports(
+    tree: Path, config: Path = REPO / "pyproject.toml"
+) -> subprocess.CompletedProcess[str]:
+    """import-linter over the source roots under `tree`, with the project's config."""
+    return subprocess.run(
+        [sys.executable, "-c", _RUN, str(REPO), str(tree), str(config)],
+        cwd=tree,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+
+
+@pytest.fixture(scope="module")
+def pristine(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of the source roots (generated API code included, caches left out)."""
+    tree = tmp_path_factory.mktemp("layers")
+    for root in SOURCE_ROOTS:
+        shutil.copytree(
+            REPO / root, tree / root, ignore=shutil.ignore_patterns("__pycache__", "*.pyc")
+        )
+    return tree
+
+
+def contracts() -> dict[str, dict[str, Any]]:
+    with (REPO / "pyproject.toml").open("rb") as file:
+        config = tomllib.load(file)["tool"]["importlinter"]
+    return {contract["id"]: contract for contract in config["contracts"]}
+
+
+def packages(root: str) -> set[str]:
+    """The top packages (and modules) of kozyr under one source root."""
+    found = set()
+    for path in (REPO / root / "kozyr").iterdir():
+        if path.name.startswith(("_", ".")) or path.name == "py.typed":
+            continue
+        if path.is_dir() or path.suffix == ".py":
+            found.add(f"kozyr.{path.stem}")
+    return found
+
+
+def test_every_package_is_named_in_the_contracts() -> None:
+    """A new library or service must take its place in the layers (pyproject.toml)."""
+    libraries, services = packages("libs"), packages("services")
+    by_id = contracts()
+    todo = (
+        f"libs/kozyr holds {sorted(libraries)}, services/kozyr {sorted(services)}: name "
+        "each in pyproject.toml [tool.importlinter] (games-alone, "
+        "libraries-below-services, and services-apart for a service)"
+    )
+    assert set(by_id["libraries-below-services"]["source_modules"]) == libraries, todo
+    assert set(by_id["libraries-below-services"]["forbidden_modules"]) == services, todo
+    assert set(by_id["services-apart"]["modules"]) == services, todo
+    others = (libraries | services) - {"kozyr.games"}
+    assert set(by_id["games-alone"]["forbidden_modules"]) == others, todo
+
+
+def test_the_tree_keeps_every_contract(pristine: Path) -> None:
+    result = lint_imports(pristine)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "0 broken" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("module", "source", "broken"),
+    [
+        ("libs/kozyr/games/_io.py", "import asyncio\n", "Games are pure rules"),
+        ("libs/kozyr/games/_net.py", "import nats\n", "Games are pure rules"),
+        ("libs/kozyr/games/_up.py", "import kozyr.tables.model\n", "Games import nothing"),
+        ("libs/kozyr/tables/_svc.py", "import kozyr.table.app\n", "Libraries never import"),
+        ("libs/kozyr/cli/_svc.py", "from kozyr.table import app\n", "Libraries never import"),
+        ("services/kozyr/table/_other.py", "import kozyr.other\n", "Services never import"),
+        ("libs/kozyr/eventstore/_bus.py", "import kozyr.bus.subjects\n", "event store never"),
+    ],
+    ids=[
+        "games-asyncio",
+        "games-nats",
+        "games-tables",
+        "tables-service",
+        "cli-service",
+        "service-service",
+        "eventstore-bus",
+    ],
+)
+def test_a_forbidden_import_breaks_its_contract(
+    pristine: Path, tmp_path: Path, module: str, source: str, broken: str
+) -> None:
+    tree = tmp_path / "tree"
+    shutil.copytree(pristine, tree)
+    other = tree / "services/kozyr/other/__init__.py"  # a second service, as a new one joins
+    other.parent.mkdir(parents=True)
+    other.write_text('"""A stand-in second service."""\n')
+    config = tmp_path / "pyproject.toml"
+    text = (REPO / "pyproject.toml").read_text()
+    joined = text.replace('modules = ["kozyr.table"', 'modules = ["kozyr.other", "kozyr.table"')
+    assert joined != text
+    config.write_text(joined)
+    (tree / module).write_text(source)
+
+    result = lint_imports(tree, config)
+
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "1 broken" in result.stdout, result.stdout
+    assert any(broken in line and "BROKEN" in line for line in result.stdout.splitlines())
