@@ -203,11 +203,13 @@ async def deployed(
 
 
 async def _delete_jetstream_stream(nats_url: str, subject_root: str) -> None:
-    """The session's NATS outlives the test: remove the table stream this test created."""
+    """The session's NATS outlives the test: remove the streams this test created (the
+    raw table events and the public ones)."""
     nc = await nats.connect(nats_url)
     try:
-        with contextlib.suppress(NotFoundError):
-            await nc.jetstream().delete_stream(jetstream_name("table", subject_root))
+        for tree in ("table", "public"):
+            with contextlib.suppress(NotFoundError):
+                await nc.jetstream().delete_stream(jetstream_name(tree, subject_root))
     finally:
         await nc.close()
 

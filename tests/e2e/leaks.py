@@ -50,7 +50,7 @@ THREE_FIVE_EIGHT = "three_five_eight"
 KHOZOR_TEAMS = "khozor_teams"
 SIGNAL_EVENTS = frozenset({"SignalSet", "SignalCleared"})
 
-Kind = Literal["view", "history", "refusal"]
+Kind = Literal["view", "history", "refusal", "public"]
 
 
 @dataclass(frozen=True)
@@ -88,6 +88,12 @@ def seen_history(event: pb.HistoryEvent) -> Seen:
 
 def seen_refusal(acted_on: int, texts: Sequence[str], reason: str | None) -> Seen:
     return Seen("refusal", acted_on, list(texts), f"refusal {reason} (acting on v{acted_on})")
+
+
+def seen_public(data: dict[str, Any], where: str) -> Seen:
+    """A public table event (plain JSON), judged as seen at version 0 by a spectator:
+    the strictest bar — no card at all, and no deal's seed, is allowed in it."""
+    return Seen("public", 0, data, where)
 
 
 def strings(value: Any) -> Iterator[str]:
@@ -419,7 +425,10 @@ def _problems(
     text = "\n".join(strings(item.data)).lower()
     problems += [f"seed of a deal not yet revealed: {seed[:12]}…" for seed, revealed in
                  seeds.items() if revealed > item.version and seed in text]  # fmt: skip
-    named = cards_in_text(item.data) if item.kind == "refusal" else cards_in(item.data)
+    if item.kind in ("refusal", "public"):
+        named = cards_in_text(strings(item.data))  # a card anywhere, even inside a text
+    else:
+        named = cards_in(item.data)
     allowed = knowledge.allowed_cards(seat)
     problems += [
         f"card {card} it may not know (it is in {knowledge.card_owner(card)})"

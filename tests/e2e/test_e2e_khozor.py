@@ -17,6 +17,7 @@ from tests.e2e.checks import (
 )
 from tests.e2e.conftest import deployment_for_module
 from tests.e2e.leaks import as_seen_by
+from tests.e2e.public import assert_public_events_tell_the_game
 from tests.e2e.tables import PlayedGame, play_game
 
 pytestmark = pytest.mark.e2e
@@ -78,3 +79,9 @@ async def test_every_event_reached_nats_once_in_order(game: PlayedGame) -> None:
 
 async def test_moderator_replay_and_verify_agree(game: PlayedGame) -> None:
     await assert_moderator_tools_agree(game)
+
+
+async def test_public_events_tell_every_turn_and_the_result_and_no_secret(
+    game: PlayedGame,
+) -> None:
+    await assert_public_events_tell_the_game(game)

@@ -16,6 +16,7 @@ from tests.e2e.checks import (
     assert_watch_streams_clean,
 )
 from tests.e2e.conftest import deployment_for_module
+from tests.e2e.public import assert_public_events_tell_the_game
 from tests.e2e.tables import PlayedGame, play_game
 
 pytestmark = pytest.mark.e2e
@@ -67,3 +68,9 @@ async def test_every_event_reached_nats_once_in_order(game: PlayedGame) -> None:
 
 async def test_moderator_replay_and_verify_agree(game: PlayedGame) -> None:
     await assert_moderator_tools_agree(game)
+
+
+async def test_public_events_tell_every_turn_and_the_result_and_no_secret(
+    game: PlayedGame,
+) -> None:
+    await assert_public_events_tell_the_game(game)

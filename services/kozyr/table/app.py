@@ -41,6 +41,8 @@ from kozyr.table.texts import (
 )
 from kozyr.tables import model
 from kozyr.tables.model import COMPUTER, SeatControl, SeatControlChanged, Table, TableCreated
+from kozyr.tables.public import public_events
+from kozyr.tables.public_wire import outbox_messages
 from kozyr.tables.repository import TableNotFound, TableRepository, stream_of
 
 MAX_ATTEMPTS = 8
@@ -314,10 +316,10 @@ class TableApp:
             outcome = await self.submit(
                 table_id,
                 default_move,
-                request_id=f"expire-turn-{turn_number}",
+                request_id=expiry_key(turn_number),
                 actor=actor,
                 check=still_open,
-                command_key=f"expire-turn-{turn_number}",
+                command_key=expiry_key(turn_number),
             )
         except _TurnClosed:
             return Outcome(await self.load(table_id), applied=False)
@@ -377,7 +379,9 @@ class TableApp:
         actor: Actor,
         command_fingerprint: str,
     ) -> tuple[AppendResult, str | None]:
-        """Append one command's events with the turn that follows and its deadline.
+        """Append one command's events with the turn that follows and its deadline,
+        and queue the public table events they make (`kozyr.tables.public`) with them,
+        in the same transaction.
 
         Returns the store's result and the deadline recorded (ISO 8601 or None).
         """
@@ -391,6 +395,10 @@ class TableApp:
             "deadline": deadline,
         }
         encoded = [NewEvent(*model.encode(event)) for event in events]
+        expired = before is not None and command_fingerprint == expiry_key(
+            before.game.turn(before.state).number
+        )
+        public = public_events(before, after, events, _parse_deadline(deadline), expired=expired)
         try:
             result = await self.store.append(
                 stream_of(after.table_id),
@@ -399,6 +407,7 @@ class TableApp:
                 request_id=request_id,
                 metadata=metadata,
                 command_fingerprint=command_fingerprint,
+                messages=outbox_messages(after.table_id, public),
             )
         except IdempotencyConflict:
             raise request_id_reused() from None
@@ -435,6 +444,12 @@ class TableApp:
         self.tables.remember(stored)
         self.notifier.notify(table_id, stored.version)
         return Outcome(stored)
+
+
+def expiry_key(turn_number: int) -> str:
+    """The request id and command key of the clock's default move for a turn: a client's
+    own command key is a digest, so only ExpireTurn's append carries this one."""
+    return f"expire-turn-{turn_number}"
 
 
 def _parse_deadline(deadline: str | None) -> datetime | None:

@@ -24,6 +24,7 @@ from kozyr.games.base import (
     to_json,
 )
 from kozyr.games.cards import Card, Rank, RankOrder
+from kozyr.games.standing import Standing
 
 GAME_ID = "higher_card"
 SEATS = 2
@@ -240,6 +241,13 @@ def view(state: State, seat: int | None) -> dict[str, Any]:
 
 def result(state: State) -> dict[str, Any]:
     return {"final": state.over, "scores": list(state.scores)}
+
+
+def standing(state: State) -> Standing:
+    """A deal has ended once its seed is revealed; scores are rounds won."""
+    ended = state.deal if state.seed_revealed else max(state.deal - 1, 0)
+    places = tuple(1 + sum(other > mine for other in state.scores) for mine in state.scores)
+    return Standing(ended, state.scores, places)
 
 
 def redact(event: Event, seat: int | None) -> dict[str, Any] | None:

@@ -66,6 +66,7 @@ from kozyr.games.three_five_eight.rules import (
     turn,
 )
 from kozyr.games.three_five_eight.scoring import places
+from kozyr.games.three_five_eight.standing import standing
 from kozyr.games.three_five_eight.texts import (
     CONTRACT_NAMES,
     PHASE_NAMES,
@@ -155,6 +156,7 @@ __all__ = [
     "legal_commands",
     "redact",
     "result",
+    "standing",
     "turn",
     "view",
 ]
