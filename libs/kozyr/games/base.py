@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Annotated, Any, Protocol, TypeVar
 
-from kozyr.games.cards import Card, is_card, parse_card
+from kozyr.games.cards import Card, JokerColor, Rank, is_card, parse_card
 from kozyr.games.standing import Standing
 
 
@@ -43,6 +43,49 @@ def parse_lang(value: str | None) -> Lang:
     return Lang.EN
 
 
+_RANK_LETTERS: Mapping[Lang, Mapping[Rank, str]] = {
+    Lang.EN: {},
+    Lang.RO: {Rank.JACK: "V", Rank.QUEEN: "D", Rank.KING: "R"},  # valet, damă, rege
+    Lang.IT: {Rank.JACK: "F", Rank.QUEEN: "D", Rank.KING: "R"},  # fante, donna, re
+}
+"""Court-card letters per language; every other rank keeps its own figure or letter."""
+
+_JOKER_NAMES: Mapping[Lang, str] = {Lang.EN: "{} joker", Lang.RO: "joker {}", Lang.IT: "jolly {}"}
+_JOKER_COLOURS: Mapping[Lang, Mapping[JokerColor, str]] = {
+    Lang.EN: {JokerColor.GRAY: "gray", JokerColor.BLACK: "black", JokerColor.RED: "red"},
+    Lang.RO: {JokerColor.GRAY: "gri", JokerColor.BLACK: "negru", JokerColor.RED: "roșu"},
+    Lang.IT: {JokerColor.GRAY: "grigio", JokerColor.BLACK: "nero", JokerColor.RED: "rosso"},
+}
+_OR: Mapping[Lang, str] = {Lang.EN: "or", Lang.RO: "sau", Lang.IT: "o"}
+
+
+def card_name(card: Card, lang: Lang) -> str:
+    """A card as a player reads it in `lang`: localised rank letter and suit symbol.
+
+    "Q♠" in English is "D♠" in Romanian and Italian, "J♥" is "V♥" and "F♥"; jokers
+    are named by colour ("red joker", "joker roșu", "jolly rosso"). Every card in a
+    player-facing text goes through here, never through `str(card)` ("QS").
+    """
+    if card.joker is not None:
+        return _JOKER_NAMES[lang].format(_JOKER_COLOURS[lang][card.joker])
+    assert card.rank is not None
+    assert card.suit is not None
+    return _RANK_LETTERS[lang].get(card.rank, card.rank.value) + card.suit.symbol
+
+
+def _text_param(value: object, lang: Lang) -> object:
+    """A RuleError param as it reads in `lang`: cards by `card_name`; a tuple of
+    values as alternatives ("1, 3 or 5", "1, 3 sau 5"); anything else as it is."""
+    if isinstance(value, Card) and is_card(value):  # not a look-alike
+        return card_name(value, lang)
+    if isinstance(value, tuple) and len(value) > 1:
+        items = [str(_text_param(v, lang)) for v in value]
+        return f"{', '.join(items[:-1])} {_OR[lang]} {items[-1]}"
+    if isinstance(value, tuple):
+        return ", ".join(str(_text_param(v, lang)) for v in value)
+    return value
+
+
 class GameError(Exception):
     """Base of the rules' typed errors; the service maps them to gRPC statuses."""
 
@@ -59,7 +102,9 @@ class RuleError(GameError):
     """An illegal command: a stable reason code plus a message in every language.
 
     `reason` is what clients and tests match on (never the text). `texts` are
-    templates; `message(lang)` fills them with `params`.
+    templates; `message(lang)` fills them with `params`, each written for the
+    language: a `Card` by `card_name`, a tuple as alternatives joined by the
+    language's "or" — so no English word or card letter ends up in another language.
     """
 
     def __init__(self, reason: str, texts: Texts, **params: object) -> None:
@@ -71,7 +116,7 @@ class RuleError(GameError):
     def message(self, lang: Lang | str = Lang.EN) -> str:
         lang = lang if isinstance(lang, Lang) else parse_lang(lang)
         template = self.texts.get(lang) or self.texts[Lang.EN]
-        return template.format(**self.params)
+        return template.format(**{k: _text_param(v, lang) for k, v in self.params.items()})
 
 
 # Reasons common to both games. Game modules add their own catalogues.

@@ -109,14 +109,15 @@ class AuthError(Unauthenticated):
 
 def role_not_allowed(role: Role, allowed: Iterable[Role]) -> PermissionDenied:
     """PermissionDenied(ROLE_NOT_ALLOWED) naming the caller's role and the allowed ones."""
-    allowed_text = ", ".join(sorted(r.value for r in allowed)) or "none"
+    roles = ", ".join(sorted(r.value for r in allowed))  # role codes, as in metadata
+    allowed_text = roles or "none"
     return PermissionDenied(
         "ROLE_NOT_ALLOWED",
         {
             "en": f"Your role ({role.value}) may not do this; allowed: {allowed_text}.",
             "ro": f"Rolul dvs. ({role.value}) nu permite această operație; permise: "
-            f"{allowed_text}.",
-            "it": f"Il tuo ruolo ({role.value}) non può farlo; consentiti: {allowed_text}.",
+            f"{roles or 'niciunul'}.",
+            "it": f"Il tuo ruolo ({role.value}) non può farlo; consentiti: {roles or 'nessuno'}.",
         },
         metadata={"role": role.value, "allowedRoles": allowed_text},
     )

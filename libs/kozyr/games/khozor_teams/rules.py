@@ -155,7 +155,7 @@ def lead_problem(state: State, cards: Sequence[Card]) -> RuleError | None:
     """Why these cards (already known to be in hand) cannot be led now, or None."""
     size = len(cards)
     if size not in LEAD_SIZES:
-        return error("WRONG_CARD_COUNT", expected="1, 3 or 5")
+        return error("WRONG_CARD_COUNT", expected=(1, 3, 5))
     if size == 1:
         return None
     if has_joker(cards):

@@ -87,8 +87,8 @@ ERRORS: Final[Mapping[str, Texts]] = {
     },
     "INVALID_SEED": {
         Lang.EN: "The table supplied an invalid seed.",
-        Lang.RO: "Masa a furnizat o sămânță nevalidă.",
-        Lang.IT: "Il tavolo ha fornito un seme non valido.",
+        Lang.RO: "Masa a furnizat o valoare aleatoare (seed) nevalidă.",
+        Lang.IT: "Il tavolo ha fornito un valore casuale (seed) non valido.",
     },
 }
 

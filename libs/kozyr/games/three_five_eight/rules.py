@@ -251,10 +251,10 @@ def _give_card(state: State, cmd: GiveCard) -> list[Event]:
     hand = d.hands[cmd.seat]
     at = find(hand, cmd.card)
     if at < 0:
-        raise error("CARD_NOT_IN_HAND", card=str(cmd.card))
+        raise error("CARD_NOT_IN_HAND", card=cmd.card)
     card = hand[at]
     if card.suit is d.trump:
-        raise error("TRUMP_NOT_EXCHANGEABLE", card=str(card))
+        raise error("TRUMP_NOT_EXCHANGEABLE", card=card)
     leg = d.transfers[d.transfer_index]
     returned = exchange.forced_return(d.hands[leg.receiver], card)
     give = CardExchanged(leg.giver, leg.receiver, d.transfer_done + 1, card, returned)
@@ -271,7 +271,7 @@ def _discard(state: State, cmd: Discard) -> list[Event]:
     for c in wanted:
         at = find(hand, c)
         if at < 0:
-            raise error("CARD_NOT_IN_HAND", card=str(c))
+            raise error("CARD_NOT_IN_HAND", card=c)
         cards.append(hand[at])
     return [CardsDiscarded(cmd.seat, tuple(cards))]
 
@@ -286,7 +286,7 @@ def _play_card(state: State, cmd: PlayCard) -> list[Event]:
     hand = d.hands[seat]
     at = find(hand, cmd.card)
     if at < 0:
-        raise error("CARD_NOT_IN_HAND", card=str(cmd.card))
+        raise error("CARD_NOT_IN_HAND", card=cmd.card)
     card = hand[at]  # the interned card, whatever the command held
     if d.trick and card.suit is not d.trick[0].suit:
         _check_void_play(state, d, hand, card)
@@ -304,7 +304,7 @@ def _check_void_play(state: State, d: DealState, hand: tuple[Card, ...], card: C
     led = d.trick[0].suit
     assert led is not None
     if any(c.suit is led for c in hand):
-        raise error("MUST_FOLLOW_SUIT", suit=led.symbol, card=str(card))
+        raise error("MUST_FOLLOW_SUIT", suit=led.symbol, card=card)
     trump = d.trump
     if (
         state.options.must_trump
@@ -312,7 +312,7 @@ def _check_void_play(state: State, d: DealState, hand: tuple[Card, ...], card: C
         and card.suit is not trump
         and any(c.suit is trump for c in hand)
     ):
-        raise error("MUST_TRUMP", suit=led.symbol, trump=trump.symbol, card=str(card))
+        raise error("MUST_TRUMP", suit=led.symbol, trump=trump.symbol, card=card)
 
 
 _DECIDERS: dict[type, Callable[[State, Any], list[Event]]] = {
