@@ -256,12 +256,14 @@ class Turn:
     table's ExpireTurn its idempotency on it. `seats` are the seats that may act —
     one seat, or a whole team when any of them may confirm (Khözör's opener).
     `kind` is a game-specific decision name, or CHANCE when the table must supply
-    a seed, or "over" when the game has ended.
+    a seed, or "over" when the game has ended. `seconds` is the time the seats have
+    for this decision (the game's option), None when nobody is on the clock.
     """
 
     number: int
     kind: str
     seats: tuple[int, ...] = ()
+    seconds: int | None = None
 
     @property
     def is_chance(self) -> bool:

@@ -416,7 +416,7 @@ class TableApp:
         return result, deadline
 
     def _deadline(self, before: Table | None, after: Table, turn: Turn) -> str | None:
-        """A new turn gets `turn_seconds` from now; the same turn keeps its deadline.
+        """A new turn gets its `Turn.seconds` from now; the same turn keeps its deadline.
 
         So a Khözör signal or a change of seat control never restarts a clock.
         """
@@ -425,8 +425,9 @@ class TableApp:
         same_turn = before is not None and before.game.turn(before.state).number == turn.number
         if same_turn and before is not None and before.turn_deadline is not None:
             return before.turn_deadline.isoformat()
-        seconds = int(after.options.get("turn_seconds", 180))
-        return (self._clock() + timedelta(seconds=seconds)).isoformat()
+        if turn.seconds is None:
+            return None
+        return (self._clock() + timedelta(seconds=turn.seconds)).isoformat()
 
     async def _outcome(
         self, table_id: str, after: Table, result: AppendResult, deadline: str | None

@@ -30,6 +30,8 @@ GAME_ID = "higher_card"
 SEATS = 2
 DEALS = 2
 HAND = 4
+TURN_SECONDS = 60
+"""Each play's clock: the game has no options, so a fixed one."""
 RANKS = RankOrder(
     (Rank.SEVEN, Rank.EIGHT, Rank.NINE, Rank.TEN, Rank.JACK, Rank.QUEEN, Rank.KING, Rank.ACE)
 )
@@ -124,7 +126,7 @@ def turn(state: State) -> Turn:
     if not any(state.hands):
         return Turn(state.decisions, CHANCE)
     seat = state.leader if not state.played else 1 - state.leader
-    return Turn(state.decisions, "play", (seat,))
+    return Turn(state.decisions, "play", (seat,), TURN_SECONDS)
 
 
 def is_over(state: State) -> bool:

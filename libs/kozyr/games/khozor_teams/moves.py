@@ -50,10 +50,11 @@ def turn(state: State) -> Turn:
         return Turn(n, CHANCE)
     if state.phase is Phase.CONFIRM_OPENER:
         assert state.opening_team is not None
-        return Turn(n, KIND_CONFIRM_OPENER, state.opening_team.seats)
+        return Turn(n, KIND_CONFIRM_OPENER, state.opening_team.seats, state.turn_seconds)
     if state.phase is Phase.PLAY:
         assert state.to_act is not None
-        return Turn(n, KIND_DEFEND if state.pile else KIND_LEAD, (state.to_act,))
+        kind = KIND_DEFEND if state.pile else KIND_LEAD
+        return Turn(n, kind, (state.to_act,), state.turn_seconds)
     return Turn(n, KIND_OVER)
 
 

@@ -87,7 +87,9 @@ def acting_seat(state: State) -> int | None:
 def turn(state: State) -> Turn:
     """Who acts next and how; `number` grows by one with every settled decision."""
     seat = acting_seat(state)
-    return Turn(state.turn_number, TURN_KINDS[state.phase], () if seat is None else (seat,))
+    if seat is None:
+        return Turn(state.turn_number, TURN_KINDS[state.phase])
+    return Turn(state.turn_number, TURN_KINDS[state.phase], (seat,), state.options.turn_seconds)
 
 
 def is_over(state: State) -> bool:
