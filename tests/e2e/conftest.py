@@ -21,7 +21,7 @@ import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO
+from typing import IO, ClassVar
 
 import asyncpg
 import grpc
@@ -62,6 +62,10 @@ class TableServiceProcess:
     port: int
     log_path: Path
     starts: int = 0
+    module: ClassVar[str] = "kozyr.table"
+    """The service's module (`python -m <module>`); subclasses run other services."""
+    health_service: ClassVar[str] = SERVICE_NAME
+    """The service whose health check must answer SERVING once started."""
     _proc: subprocess.Popen[bytes] | None = field(default=None, repr=False)
     _log: IO[bytes] | None = field(default=None, repr=False)
 
@@ -81,14 +85,14 @@ class TableServiceProcess:
     async def start(self) -> None:
         """Start the process and return once its health check answers SERVING."""
         if self.running:
-            raise RuntimeError("the table service is already running")
+            raise RuntimeError(f"{self.module} is already running")
         self._log = self.log_path.open("ab")
         self._log.write(f"---- start #{self.starts + 1}\n".encode())
         self._log.flush()
         # Popen, not asyncio's subprocess: kill() and stop() must work from sync teardown;
         # `spawn`, not a preexec_fn: forking while the test's gRPC clients run can crash.
         self._proc = spawn(
-            [sys.executable, "-m", "kozyr.table"],
+            [sys.executable, "-m", self.module],
             env=self.env,
             stdout=self._log,
             stderr=subprocess.STDOUT,
@@ -102,7 +106,7 @@ class TableServiceProcess:
             raise
 
     async def _wait_serving(self) -> None:
-        request = health_pb2.HealthCheckRequest(service=SERVICE_NAME)
+        request = health_pb2.HealthCheckRequest(service=self.health_service)
         async with asyncio.timeout(START_TIMEOUT):
             async with grpc.aio.insecure_channel(
                 self.target, options=HEALTH_CHANNEL_OPTIONS
@@ -110,7 +114,9 @@ class TableServiceProcess:
                 stub = health_pb2_grpc.HealthStub(channel)
                 while True:
                     if not self.running:
-                        raise ServiceDied(f"kozyr.table exited while starting:\n{self.log_tail()}")
+                        raise ServiceDied(
+                            f"{self.module} exited while starting:\n{self.log_tail()}"
+                        )
                     with contextlib.suppress(grpc.aio.AioRpcError):
                         reply = await stub.Check(request, timeout=1.0, wait_for_ready=True)
                         if reply.status == health_pb2.HealthCheckResponse.SERVING:

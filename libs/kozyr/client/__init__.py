@@ -1,5 +1,6 @@
 """The Python client SDK of kozyr's gRPC APIs (bots, the CLI and the tests use it)."""
 
+from kozyr.client.clock import ClockClient
 from kozyr.client.table import TableClient
 
-__all__ = ["TableClient"]
+__all__ = ["ClockClient", "TableClient"]

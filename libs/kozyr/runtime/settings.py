@@ -38,7 +38,7 @@ LogFormat = Literal["json", "console"]
 
 _POSTGRES_DRIVERS = {"postgresql", "postgres", "postgresql+asyncpg"}
 _NATS_SCHEMES = {"nats", "tls", "ws", "wss"}
-_SECRET_FIELDS = {"jwt_key", "jwt_private_key", "database_url"}
+_SECRET_FIELDS = {"jwt_key", "jwt_private_key", "database_url", "livekit_api_secret"}
 
 
 class DatabaseTimeouts(TypedDict):
@@ -129,6 +129,26 @@ class Settings(BaseSettings):
         description="How often the table service checks every watched table's version in "
         "one read: the bound on a watcher's delay when a NATS wake-up is lost.",
     )
+    clock_offline_after_seconds: float = Field(
+        30.0,
+        gt=0,
+        description="The clock service: a player without a heartbeat for this long is offline.",
+    )
+    clock_cover_after_seconds: float = Field(
+        180.0,
+        ge=0,
+        description="The clock service: a player offline this long has his seats covered by "
+        "a computer.",
+    )
+    clock_time_offset_seconds: float = Field(
+        0.0,
+        ge=0,
+        description="Tests only: the clock service runs this far ahead of the wall clock, so "
+        "every deadline fires this much early (time skipping). 0 in production.",
+    )
+    livekit_url: str | None = Field(None, description="The LiveKit server clients join (wss://).")
+    livekit_api_key: str | None = Field(None, description="LiveKit API key (token issuer).")
+    livekit_api_secret: SecretStr | None = Field(None, description="LiveKit API secret.")
     metrics_host: str = Field("0.0.0.0", min_length=1)
     metrics_port: int | None = Field(
         None, ge=0, le=65535, description="Prometheus /metrics port; unset = no metrics server."

@@ -1,0 +1,112 @@
+"""Work shared by the replicas of a service: raw messages of a durable pull consumer.
+
+Every replica binds the same durable consumer (`kozyr.bus.consumers.DurableConsumer`),
+so JetStream hands each message to one of them; what one replica took and did not
+acknowledge within `ack_wait` (it was killed) goes to another. Handlers must therefore
+be idempotent. Unlike `kozyr.bus.consumers.consume` (one decoded table event at a time),
+a worker runs up to `concurrency` handlers at once: a thousand timers firing in the
+same second must not wait for each other's calls.
+
+    worker = MessageWorker(js, spec, handle, concurrency=100)
+    await worker.start()
+    ...
+    await worker.stop()
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Awaitable, Callable
+
+import structlog
+from nats.aio.msg import Msg
+from nats.errors import TimeoutError as NatsTimeoutError
+from nats.js import JetStreamContext
+
+from kozyr.bus.consumers import DurableConsumer, ensure_consumer
+
+log = structlog.get_logger(__name__)
+
+MessageHandler = Callable[[Msg], Awaitable[None]]
+
+
+class MessageWorker:
+    """Pulls messages of one durable consumer and handles them: ack on success, nak on error."""
+
+    def __init__(
+        self,
+        js: JetStreamContext,
+        spec: DurableConsumer,
+        handler: MessageHandler,
+        *,
+        concurrency: int = 1,
+        retry_delay: float = 1.0,
+        max_wait: float = 1.0,
+    ) -> None:
+        self._js = js
+        self.spec = spec
+        self._handler = handler
+        self._slots = asyncio.Semaphore(concurrency)
+        self._concurrency = concurrency
+        self._retry_delay = retry_delay
+        self._max_wait = max_wait
+        self._stopping = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self._running: set[asyncio.Task[None]] = set()
+
+    async def start(self) -> None:
+        """Create (or update) the consumer, bind to it and start pulling."""
+        await ensure_consumer(self._js, self.spec)
+        subscription = await self._js.pull_subscribe_bind(
+            durable=self.spec.durable, stream=self.spec.stream
+        )
+        self._task = asyncio.create_task(self._pull(subscription), name=self.spec.durable)
+
+    async def _pull(self, subscription: JetStreamContext.PullSubscription) -> None:
+        while not self._stopping.is_set():
+            free = max(1, self._free_slots())
+            try:
+                messages = await subscription.fetch(free, timeout=self._max_wait)
+            except (NatsTimeoutError, TimeoutError):
+                continue
+            except Exception as error:  # connection trouble: nats-py reconnects by itself
+                log.warning("pull failed", consumer=self.spec.durable, error=repr(error))
+                await asyncio.sleep(self._retry_delay)
+                continue
+            for message in messages:
+                await self._slots.acquire()
+                task = asyncio.create_task(self._handle(message))
+                self._running.add(task)
+                task.add_done_callback(self._running.discard)
+
+    def _free_slots(self) -> int:
+        return self._concurrency - len(self._running)
+
+    async def _handle(self, message: Msg) -> None:
+        try:
+            await self._handler(message)
+        except Exception as error:
+            log.warning(
+                "message handler failed; will be redelivered",
+                consumer=self.spec.durable,
+                subject=message.subject,
+                error=f"{type(error).__name__}: {error}",
+            )
+            with contextlib.suppress(Exception):
+                await message.nak(delay=self._retry_delay)
+        else:
+            with contextlib.suppress(Exception):
+                await message.ack()
+        finally:
+            self._slots.release()
+
+    async def stop(self) -> None:
+        """Stop pulling and let the handlers in flight finish (what is not acked is
+        redelivered, to this or another replica)."""
+        self._stopping.set()
+        if self._task is not None:
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+        if self._running:
+            await asyncio.gather(*self._running, return_exceptions=True)

@@ -1,0 +1,1 @@
+"""The clock service: turn clocks, presence, covering absent players, a table's voice channel."""

@@ -1,0 +1,35 @@
+"""`python -m kozyr.clock`: the clock service process (stops gracefully on SIGTERM)."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+
+from kozyr.bus.schedules import SchedulesUnsupported
+from kozyr.clock.service import REQUIRED_SETTINGS, ClockService
+from kozyr.runtime import SettingsError, configure_logging_for, get_logger, load_settings
+
+
+async def run() -> None:
+    settings = load_settings(required=REQUIRED_SETTINGS)
+    configure_logging_for(settings)
+    service = ClockService(settings)
+    port = await service.start()
+    get_logger("kozyr.clock").info("clock service ready", port=port)
+    await service.run_until_signal()
+
+
+def main() -> int:
+    try:
+        asyncio.run(run())
+    except SettingsError as error:
+        print(f"kozyr.clock: {error}", file=sys.stderr)
+        return 2
+    except SchedulesUnsupported as error:
+        print(f"kozyr.clock: {error}", file=sys.stderr)
+        return 3
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

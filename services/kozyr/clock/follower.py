@@ -1,0 +1,75 @@
+"""What the clock reads from NATS: public table events, fired timers, presence expiries.
+
+Only the public table tree ("<root>.public.table.<id>.<Type>", `kozyr.table.v1.
+PublicTableEvent`) is read, never a game's raw events. Its consumer lets one message
+be in flight at a time across all replicas (`max_ack_pending` 1): a table's
+`TurnStarted` n+1 must never be handled before its `TurnStarted` n, or the older
+timer would replace the newer one.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC
+
+import structlog
+from google.protobuf.message import DecodeError
+from nats.aio.msg import Msg
+
+from kozyr.api.table.v1 import events_pb2
+from kozyr.bus.schedules import parse_fire_subject
+from kozyr.clock.covering import COVER, Covering
+from kozyr.clock.presence import PresenceBook
+from kozyr.clock.turns import TURN, TurnClock
+
+log = structlog.get_logger("kozyr.clock")
+
+
+class Follower:
+    """Turns each message of the clock's three consumers into a call of its parts."""
+
+    def __init__(
+        self, root: str, turns: TurnClock, covering: Covering, presence: PresenceBook
+    ) -> None:
+        self.root = root
+        self._turns = turns
+        self._covering = covering
+        self._presence = presence
+
+    async def public_event(self, message: Msg) -> None:
+        try:
+            event = events_pb2.PublicTableEvent.FromString(message.data)
+        except DecodeError:
+            log.error("not a public table event: skipped", subject=message.subject)
+            return
+        which = event.WhichOneof("event")
+        if which == "turn_started":
+            started = event.turn_started
+            deadline = (
+                started.deadline.ToDatetime(tzinfo=UTC) if started.HasField("deadline") else None
+            )
+            await self._turns.turn_started(event.table_id, started.number, deadline)
+        elif which == "table_opened":
+            for seat in event.table_opened.seats:
+                if seat.player_id:
+                    await self._covering.seated(seat.player_id, event.table_id, seat.seat)
+        elif which == "table_finished":
+            await self._turns.table_finished(event.table_id)
+            for result in event.table_finished.results:
+                if result.player_id:
+                    await self._covering.unseated(result.player_id, event.table_id)
+
+    async def fired(self, message: Msg) -> None:
+        try:
+            kind, _ = parse_fire_subject(message.subject, self.root)
+        except ValueError:
+            log.error("not a timer: skipped", subject=message.subject)
+            return
+        if kind == TURN:
+            await self._turns.fired(message.data)
+        elif kind == COVER:
+            await self._covering.fired(message.data, str(message.metadata.sequence.stream))
+
+    async def presence_entry(self, message: Msg) -> None:
+        player_id = self._presence.expired_player(message.subject, message.headers)
+        if player_id is not None:
+            await self._covering.went_offline(player_id)

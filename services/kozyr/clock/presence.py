@@ -1,0 +1,126 @@
+"""Presence: who is online, kept by NATS (a KV bucket whose entries expire on their own).
+
+Each heartbeat writes the player's key in the bucket "<ROOT>_PRESENCE", whose entries
+live `offline_after` seconds (the bucket's max age): a player whose heartbeats stop
+simply disappears, by the server's doing, and the server leaves a marker in his key's
+place (`Nats-Marker-Reason: MaxAge`, nats-server 2.11+). The marker is how the clock
+learns he went offline: a durable consumer shared by the clock replicas reads the
+bucket's stream and handles each marker once.
+
+Coming online is decided by the heartbeat itself, with the key's revision as a
+compare-and-set: a heartbeat that finds the key missing or a marker writes it only if
+nobody did in between, so of two replicas racing on the first heartbeat exactly one
+reports the player online.
+
+Changes are published on "<root>.presence.<player_id>" (core NATS) as
+`kozyr.clock.v1.PresenceChanged`.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+
+from google.protobuf.timestamp_pb2 import Timestamp
+from nats.aio.client import Client as NatsClient
+from nats.js import JetStreamContext
+from nats.js.api import KeyValueConfig, StorageType
+from nats.js.errors import BadRequestError, KeyNotFoundError, KeyWrongLastSequenceError
+from nats.js.kv import KeyValue
+
+from kozyr.api.clock.v1 import presence_pb2
+from kozyr.bus.streams import jetstream_name
+from kozyr.bus.subjects import presence_subject
+
+PLAYER_ID = re.compile(r"[A-Za-z0-9_-]{1,128}")
+"""Player ids that can have a presence: a NATS subject token and a KV key."""
+
+MARKER_REASON = "Nats-Marker-Reason"
+MARKER_TTL_SECONDS = 60.0
+"""How long an expiry marker stays in the bucket (the consumer reads it well before)."""
+HEARTBEAT = b"1"
+_CAS_ATTEMPTS = 5
+
+
+def presence_bucket(root: str) -> str:
+    """ "kozyr" → "KOZYR_PRESENCE" (its stream is "KV_KOZYR_PRESENCE")."""
+    return jetstream_name("presence", root)
+
+
+def has_presence(player_id: str) -> bool:
+    return PLAYER_ID.fullmatch(player_id) is not None
+
+
+class PresenceBook:
+    """The presence bucket: heartbeats in, online/offline out."""
+
+    def __init__(
+        self, nc: NatsClient, js: JetStreamContext, root: str, offline_after: float
+    ) -> None:
+        self._nc = nc
+        self._js = js
+        self.root = root
+        self.bucket = presence_bucket(root)
+        self.stream = f"KV_{self.bucket}"
+        self.offline_after = offline_after
+        self._kv: KeyValue | None = None
+
+    async def open(self) -> None:
+        """Create the bucket (or bind to it; its max age follows `offline_after`)."""
+        config = KeyValueConfig(
+            bucket=self.bucket,
+            history=1,
+            ttl=self.offline_after,
+            storage=StorageType.FILE,
+            limit_marker_ttl=MARKER_TTL_SECONDS,
+        )
+        try:
+            self._kv = await self._js.create_key_value(config)
+        except BadRequestError:  # it exists with another configuration: adopt ours
+            info = await self._js.stream_info(self.stream)
+            info.config.max_age = self.offline_after
+            await self._js.update_stream(info.config)
+            self._kv = await self._js.key_value(self.bucket)
+
+    @property
+    def kv(self) -> KeyValue:
+        assert self._kv is not None, "open() first"
+        return self._kv
+
+    async def heartbeat(self, player_id: str) -> bool:
+        """Record a heartbeat; True when it brought the player online (exactly once)."""
+        for _ in range(_CAS_ATTEMPTS):
+            try:
+                entry = await self.kv.get(player_id)
+            except KeyNotFoundError:
+                last, was_online = 0, False
+            else:
+                last, was_online = int(entry.revision or 0), bool(entry.value)
+            try:
+                await self.kv.update(player_id, HEARTBEAT, last=last)
+            except KeyWrongLastSequenceError:
+                continue  # another heartbeat or an expiry came in between: look again
+            return not was_online
+        await self.kv.put(player_id, HEARTBEAT)
+        return False
+
+    async def is_online(self, player_id: str) -> bool:
+        """True while the player's heartbeats keep coming (an expiry marker is offline)."""
+        try:
+            entry = await self.kv.get(player_id)
+        except KeyNotFoundError:
+            return False
+        return bool(entry.value)
+
+    async def publish(self, player_id: str, online: bool, at: datetime) -> None:
+        """Announce a change on "<root>.presence.<player_id>"."""
+        stamp = Timestamp()
+        stamp.FromDatetime(at)
+        body = presence_pb2.PresenceChanged(player_id=player_id, online=online, at=stamp)
+        await self._nc.publish(presence_subject(player_id, self.root), body.SerializeToString())
+
+    def expired_player(self, subject: str, headers: dict[str, str] | None) -> str | None:
+        """The player whose entry expired, if this bucket message is an expiry marker."""
+        if not headers or headers.get(MARKER_REASON) != "MaxAge":
+            return None
+        return subject.removeprefix(f"$KV.{self.bucket}.")

@@ -1,0 +1,80 @@
+"""Which tables each player has a seat at, learnt from the public table events.
+
+Covering an absent player needs his open tables; the table service answers per table,
+not per player, so the clock keeps this index itself, in NATS (a KV bucket
+"<ROOT>_CLOCK_SEATS", key = player id, value = {table_id: seat} as JSON) — not in a
+process — filled by `TableOpened` and emptied by `TableFinished`. Writes are
+compare-and-set on the key's revision, so replicas never lose each other's entries.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+from nats.js import JetStreamContext
+from nats.js.api import KeyValueConfig, StorageType
+from nats.js.errors import KeyNotFoundError, KeyWrongLastSequenceError
+from nats.js.kv import KeyValue
+
+from kozyr.bus.streams import jetstream_name
+
+_CAS_ATTEMPTS = 10
+Seats = dict[str, int]
+
+
+class SeatIndex:
+    """player id → {table_id: seat} of his tables still being played."""
+
+    def __init__(self, js: JetStreamContext, root: str) -> None:
+        self._js = js
+        self.bucket = jetstream_name("clock_seats", root)
+        self._kv: KeyValue | None = None
+
+    async def open(self) -> None:
+        config = KeyValueConfig(bucket=self.bucket, history=1, storage=StorageType.FILE)
+        self._kv = await self._js.create_key_value(config)
+
+    @property
+    def kv(self) -> KeyValue:
+        assert self._kv is not None, "open() first"
+        return self._kv
+
+    async def tables_of(self, player_id: str) -> Seats:
+        try:
+            entry = await self.kv.get(player_id)
+        except KeyNotFoundError:
+            return {}
+        return _decode(entry.value)
+
+    async def seat(self, player_id: str, table_id: str, seat: int) -> None:
+        await self._change(player_id, lambda seats: {**seats, table_id: seat})
+
+    async def unseat(self, player_id: str, table_id: str) -> None:
+        await self._change(
+            player_id, lambda seats: {t: s for t, s in seats.items() if t != table_id}
+        )
+
+    async def _change(self, player_id: str, change: Callable[[Seats], Seats]) -> None:
+        for _ in range(_CAS_ATTEMPTS):
+            try:
+                entry = await self.kv.get(player_id)
+            except KeyNotFoundError:
+                last, seats = 0, {}
+            else:
+                last, seats = int(entry.revision or 0), _decode(entry.value)
+            wanted = change(seats)
+            if wanted == seats:
+                return
+            try:
+                await self.kv.update(player_id, json.dumps(wanted).encode(), last=last)
+            except KeyWrongLastSequenceError:
+                continue
+            return
+        raise RuntimeError(f"seat index of {player_id!r}: too many concurrent changes")
+
+
+def _decode(value: bytes | None) -> Seats:
+    if not value:
+        return {}
+    return {str(table): int(seat) for table, seat in json.loads(value).items()}
