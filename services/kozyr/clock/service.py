@@ -46,8 +46,10 @@ AUTH_POLICY = AuthPolicy(
     }
 )
 REQUIRED_SETTINGS = ("nats_url", "jwt_key", "table_target")
-FIRE_ACK_WAIT = 10.0
-"""Seconds a replica may hold a fired timer unacknowledged before another gets it."""
+ACK_WAIT = 5.0
+"""Seconds a replica may hold a message unacknowledged before another replica gets it:
+the bound on a takeover's delay when a replica dies holding a fired timer (or the one
+public event in flight). A slower handler only means a repeated, idempotent call."""
 FIRE_CONCURRENCY = 200
 """Timers handled at once by one replica (a thousand may fire in the same second)."""
 
@@ -116,6 +118,7 @@ class ClockService:
             stream=jetstream_name(PUBLIC_CHANNEL, self.root),
             durable="clock-public",
             filter_subjects=(public_filter("table", self.root),),
+            ack_wait=ACK_WAIT,
             max_ack_pending=1,
         )
 
@@ -124,7 +127,7 @@ class ClockService:
             stream=ScheduleStreamSpec(self.root).name,
             durable="clock-timers",
             filter_subjects=(fire_filter(self.root),),
-            ack_wait=FIRE_ACK_WAIT,
+            ack_wait=ACK_WAIT,
             max_ack_pending=10_000,
         )
 
@@ -133,6 +136,7 @@ class ClockService:
             stream=presence.stream,
             durable="clock-presence",
             filter_subjects=(f"$KV.{presence.bucket}.>",),
+            ack_wait=ACK_WAIT,
             max_ack_pending=10_000,
         )
 

@@ -10,15 +10,21 @@ from __future__ import annotations
 import asyncio
 import statistics
 from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
 
+import grpc
+import nats
 import pytest
 
 from kozyr.api.common.v1 import games_pb2
+from kozyr.api.table.v1 import events_pb2
 from kozyr.api.table.v1 import table_service_pb2 as pb
+from kozyr.bus.schedules import schedule_stream_name
 from kozyr.client import TableClient
 from kozyr.runtime.auth import Role
-from tests.e2e.clock.conftest import ClockStack
-from tests.e2e.clock.tap import PublicTap
+from kozyr.runtime.errors import error_details
+from tests.e2e.clock.conftest import ClockServiceProcess, ClockStack
+from tests.e2e.clock.tap import EXPIRED, PublicTap
 from tests.e2e.moderation import kozyr_cli
 from tests.support.tables import token
 
@@ -73,3 +79,135 @@ async def test_a_table_nobody_plays_ends_by_expiries_and_verifies(
     )
     verified = await kozyr_cli(clock_stack.table.database_url, "verify", table_id)
     assert verified.exit_code == 0, verified.stdout + verified.stderr
+
+
+async def _schedules_set(stack: ClockStack, count: int) -> None:
+    """Until the clocks have set `count` turn timers (one per table)."""
+    nc = await nats.connect(stack.table.nats_url)
+    try:
+        js = nc.jetstream()
+        subjects = f"{stack.root}.clock.schedule.turn.*"
+        async with asyncio.timeout(60):
+            while True:
+                info = await js.stream_info(
+                    schedule_stream_name(stack.root), subjects_filter=subjects
+                )
+                if len(info.state.subjects or {}) >= count:
+                    return
+                await asyncio.sleep(0.05)
+    finally:
+        await nc.close()
+
+
+def _once_each(tap: PublicTap, tables: list[str]) -> None:
+    for table_id in tables:
+        ends = tap.ends(table_id)
+        assert all(n == 1 for n in ends.values()), f"{table_id}: a turn ended twice {ends}"
+
+
+@pytest.mark.timeout(300)
+async def test_sigkill_with_50_pending_deadlines_then_restart_expires_each_once(
+    clock_stack: ClockStack, tap: PublicTap
+) -> None:
+    offset = TURN_SECONDS - 3.0  # each turn runs out 3 s after it starts
+    clock = await clock_stack.start_clock(clock_time_offset_seconds=offset, **QUIET)
+    tables = await _open_tables(clock_stack, 50)
+    await _schedules_set(clock_stack, 50)
+    clock.kill()
+    await tap.wait_for(lambda: all(tap.of(t, "turn_started") for t in tables), seconds=30)
+    loop = asyncio.get_running_loop()
+    firsts = {t: tap.of(t, "turn_started")[0].event.turn_started for t in tables}
+    last_due = max(f.deadline.ToDatetime(tzinfo=UTC) for f in firsts.values())
+    down_until = last_due - timedelta(seconds=offset) + timedelta(seconds=1)
+    await asyncio.sleep(max(0.0, (down_until - datetime.now(UTC)).total_seconds()))
+    assert not any(tap.expired(t) for t in tables), "nothing expires while the clock is down"
+    restarted = loop.time()
+    await clock.start()
+    back = datetime.now(UTC)
+    print(f"\nrestart took {loop.time() - restarted:.2f} s")
+    await tap.wait_for(lambda: all(tap.expired(t)[firsts[t].number] for t in tables), seconds=120)
+    _once_each(tap, tables)
+    late_after_restart = []
+    for table_id in tables:
+        first = firsts[table_id]
+        ended = next(
+            s for s in tap.of(table_id, "turn_ended") if s.event.turn_ended.number == first.number
+        )
+        assert ended.event.turn_ended.how == EXPIRED
+        late_after_restart.append((ended.at - back).total_seconds())
+    print(
+        f"expired {statistics.median(late_after_restart):.2f} s (median), "
+        f"{max(late_after_restart):.2f} s (max) after the clock answered again"
+    )
+
+
+@pytest.mark.timeout(300)
+async def test_two_replicas_share_the_timers_and_one_survives_the_other(
+    clock_stack: ClockStack, tap: PublicTap
+) -> None:
+    settings = {"clock_time_offset_seconds": TURN_SECONDS - 0.5, **QUIET}
+    first = await clock_stack.start_clock(**settings)
+    second = await clock_stack.start_clock(**settings)
+    tables = await _open_tables(clock_stack, 20)
+    await tap.wait_for(lambda: all(len(tap.expired(t)) >= 4 for t in tables), seconds=120)
+    first.kill()
+    done_before = {t: len(tap.expired(t)) for t in tables}
+    await tap.wait_for(
+        lambda: all(len(tap.expired(t)) >= done_before[t] + 4 for t in tables), seconds=120
+    )
+    _once_each(tap, tables)
+    by_first, by_second = _expiries_logged(first), _expiries_logged(second)
+    print(f"\nturns expired by replica 1: {by_first}, by replica 2: {by_second}")
+    assert by_first > 0, "both replicas took timers"
+    assert by_second > 0
+    second.stop()
+
+
+def _expiries_logged(clock: ClockServiceProcess) -> int:
+    return clock.log_path.read_text().count('"turn expired"')
+
+
+async def _act_at(stack: ClockStack, tap: PublicTap, table_id: str, early: float) -> bool:
+    """The seat to act moves `early` seconds before the clock's deadline (negative: after);
+    True when the move was taken, False when refused as stale (the turn had expired)."""
+    async with TableClient(stack.table.target, token("admin", Role.ADMIN)) as admin:
+        turn = (await admin.get_table(table_id)).turn
+    player = PLAYERS[turn.seats[0]]
+    async with TableClient(stack.table.target, token(player)) as me:
+        view = await me.get_table(table_id)
+        assert view.turn.number == turn.number
+        due = turn.deadline.ToDatetime(tzinfo=UTC) - timedelta(seconds=OFFSET_IN_TIME)
+        await asyncio.sleep(max(0.0, (due - datetime.now(UTC)).total_seconds() - early))
+        refusal = None
+        try:
+            await me.submit(table_id, view.legal_actions[0], expected_version=view.version)
+        except grpc.aio.AioRpcError as refused:
+            refusal = (refused.code(), error_details(refused).reason)
+        taken = refusal is None
+        assert taken or refusal == (grpc.StatusCode.ABORTED, "STALE_VERSION"), refusal
+    await tap.wait_for(lambda: bool(tap.ends(table_id)[turn.number]), seconds=30)
+    how = tap.of(table_id, "turn_ended")
+    ended = [s.event.turn_ended for s in how if s.event.turn_ended.number == turn.number]
+    assert len([e for e in ended if e.how != events_pb2.TURN_END_SUPERSEDED]) == 1
+    assert (ended[-1].how == EXPIRED) is not taken, "the move or the expiry, never both"
+    return taken
+
+
+OFFSET_IN_TIME = TURN_SECONDS - 1.0
+"""The deadline test's turns run out 1 s after they start."""
+
+
+@pytest.mark.timeout(300)
+async def test_a_move_just_before_the_deadline_stands_and_one_after_is_refused(
+    clock_stack: ClockStack, tap: PublicTap
+) -> None:
+    await clock_stack.start_clock(clock_time_offset_seconds=OFFSET_IN_TIME, **QUIET)
+    (table_id,) = await _open_tables(clock_stack, 1)
+    await tap.wait_for(lambda: bool(tap.of(table_id, "turn_started")), seconds=30)
+    before = [await _act_at(clock_stack, tap, table_id, early=0.010) for _ in range(4)]
+    after = [await _act_at(clock_stack, tap, table_id, early=-0.100) for _ in range(4)]
+    print(
+        f"\n10 ms before the deadline: {before.count(True)}/4 moves taken, the rest came "
+        f"too late and were refused; 100 ms after: {after.count(True)}/4 taken"
+    )
+    assert after == [False] * 4, "a move after the deadline finds the turn expired"
