@@ -1,0 +1,121 @@
+"""Presence and covering end to end: a player whose heartbeats stop is shown offline,
+his seat is covered by a computer after `cover_after`, and he takes it back by acting.
+
+Times are short settings of the clock (offline after 1 s, covered 1 s later), so the
+3-minute rule runs in seconds; turns are long (3600 s) so no expiry interferes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+
+import nats
+import pytest
+from nats.aio.msg import Msg
+
+from kozyr.api.clock.v1 import presence_pb2
+from kozyr.api.common.v1 import games_pb2, seats_pb2
+from kozyr.api.table.v1 import table_service_pb2 as pb
+from kozyr.api.table.v1 import views_pb2
+from kozyr.client import ClockClient, TableClient
+from kozyr.runtime.auth import Role
+from tests.e2e.clock.conftest import ClockStack
+from tests.support.tables import token
+
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(180)]
+
+PLAYERS = ["ana", "bogdan", "chiara"]
+HEARTBEAT_EVERY = 0.25
+PERSON, COMPUTER = seats_pb2.SEAT_CONTROL_PERSON, seats_pb2.SEAT_CONTROL_COMPUTER
+
+
+async def _beat(target: str, player: str) -> None:
+    async with ClockClient(target, token(player)) as me:
+        while True:
+            await me.heartbeat()
+            await asyncio.sleep(HEARTBEAT_EVERY)
+
+
+@contextlib.asynccontextmanager
+async def _presence_feed(
+    url: str, root: str
+) -> AsyncIterator[asyncio.Queue[presence_pb2.PresenceChanged]]:
+    nc = await nats.connect(url)
+    queue: asyncio.Queue[presence_pb2.PresenceChanged] = asyncio.Queue()
+
+    async def on(message: Msg) -> None:
+        queue.put_nowait(presence_pb2.PresenceChanged.FromString(message.data))
+
+    await nc.subscribe(f"{root}.presence.>", cb=on)
+    try:
+        yield queue
+    finally:
+        await nc.close()
+
+
+async def _next_view(
+    stream: AsyncIterator[views_pb2.TableView], seen: list[views_pb2.TableView]
+) -> views_pb2.TableView:
+    view = await anext(stream)
+    seen.append(view)
+    return view
+
+
+async def test_absent_player_is_covered_and_retakes_his_seat_by_acting(
+    clock_stack: ClockStack,
+) -> None:
+    clock = await clock_stack.start_clock(
+        clock_offline_after_seconds=1, clock_cover_after_seconds=1
+    )
+    beats = {p: asyncio.create_task(_beat(clock.target, p)) for p in PLAYERS}
+    async with _presence_feed(clock_stack.table.nats_url, clock_stack.root) as feed:
+        online = {(await feed.get()).player_id for _ in PLAYERS}
+        assert online == set(PLAYERS)
+        async with TableClient(clock_stack.table.target, token("mm", Role.SERVICE)) as mm:
+            created = await mm.create_table(
+                games_pb2.GAME_THREE_FIVE_EIGHT,
+                PLAYERS,
+                three_five_eight=pb.ThreeFiveEightOptions(turn_seconds=3600),
+            )
+        table_id = created.table_id
+        async with TableClient(clock_stack.table.target, token("admin", Role.ADMIN)) as admin:
+            seat = (await admin.get_table(table_id)).turn.seats[0]
+        absent, watcher = PLAYERS[seat], PLAYERS[(seat + 1) % 3]
+        async with (
+            TableClient(clock_stack.table.target, token(watcher)) as other,
+            TableClient(clock_stack.table.target, token(absent)) as me,
+            ClockClient(clock.target, token(watcher)) as asker,
+        ):
+            stream = other.watch(table_id)
+            seen: list[views_pb2.TableView] = []
+            first = await _next_view(stream, seen)
+            assert first.seats[seat].control == PERSON
+
+            beats.pop(absent).cancel()
+            gone = await asyncio.wait_for(feed.get(), 30)
+            assert (gone.player_id, gone.online) == (absent, False)
+            assert await asker.presence(PLAYERS) == {p: p != absent for p in PLAYERS}
+
+            covered = await asyncio.wait_for(_next_view(stream, seen), 30)
+            assert covered.seats[seat].control == COMPUTER
+            assert [s.control for s in covered.seats if s.seat != seat] == [PERSON, PERSON]
+            assert covered.turn == first.turn, "covering changes nobody's turn or deadline"
+            assert covered.three_five_eight == first.three_five_eight, "nor anything else"
+
+            async with ClockClient(clock.target, token(absent)) as back:
+                assert (await back.heartbeat()).came_online
+            assert (await asyncio.wait_for(feed.get(), 30)).online
+            mine = await me.get_table(table_id)
+            assert mine.seats[seat].control == COMPUTER, "coming online alone retakes nothing"
+
+            done = await me.submit(table_id, mine.legal_actions[0], expected_version=mine.version)
+            assert done.view.seats[seat].control == PERSON
+            retaken = await asyncio.wait_for(_next_view(stream, seen), 30)
+            assert retaken.seats[seat].control == PERSON
+            assert retaken.turn.number > first.turn.number
+            assert [v.seats[seat].control for v in seen] == [PERSON, COMPUTER, PERSON]
+    for task in beats.values():
+        task.cancel()
+    assert feed.empty(), "nobody else came or went"
