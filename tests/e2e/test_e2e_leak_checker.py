@@ -22,7 +22,7 @@ import pytest
 
 from kozyr.api.table.v1 import views_pb2
 from kozyr.games import khozor_teams, three_five_eight
-from kozyr.games.base import encode_event
+from kozyr.games.codec import encode_event
 from kozyr.games.three_five_eight.simulate import random_command
 from kozyr.table.actions import action_from_command
 from kozyr.table.views import game_view_to_proto, set_game_view

@@ -19,8 +19,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
-from kozyr.games.base import Decider, GameError
 from kozyr.games.cards import Card, CardParseError, parse_card
+from kozyr.games.decider import Decider
+from kozyr.games.errors import GameError
 
 S = TypeVar("S")
 C = TypeVar("C")

@@ -53,7 +53,7 @@ class KozyrError(Exception):
     `reason` is a stable UPPER_SNAKE_CASE code clients match on (AIP-193). `message` is
     either one English text or a text per language ({"en": ..., "ro": ..., "it": ...});
     English is required when a mapping is given. Keys may be plain strings or a StrEnum
-    of them (kozyr.games.base.Lang), so a rule error's texts pass through unchanged.
+    of them (kozyr.games.translations.Lang), so a rule error's texts pass through unchanged.
     `metadata` is machine-readable context (string → string), e.g. {"currentVersion": "12"}.
     """
 

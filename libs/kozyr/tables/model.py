@@ -14,7 +14,9 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
-from kozyr.games.base import Decider, OptionsError, decode_event, encode_event, registry_of
+from kozyr.games.codec import decode_event, encode_event, registry_of
+from kozyr.games.decider import Decider
+from kozyr.games.errors import OptionsError
 from kozyr.games.plugin import AnyPlugin, Dealt, FairDeal, Revealed
 from kozyr.tables.games import UnknownGame, game_by_id
 

@@ -20,7 +20,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
-from kozyr.games.base import Turn
+from kozyr.games.decider import Turn
 from kozyr.tables import model
 from kozyr.tables.model import SeatControl, Table
 

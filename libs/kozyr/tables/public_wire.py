@@ -16,7 +16,7 @@ from kozyr.api.common.v1 import seats_pb2
 from kozyr.api.table.v1 import events_pb2
 from kozyr.bus.subjects import PUBLIC_CHANNEL
 from kozyr.eventstore import NewMessage
-from kozyr.games.base import to_json
+from kozyr.games.codec import to_json
 from kozyr.tables.model import SeatControl
 from kozyr.tables.public import (
     DealEnded,

@@ -32,8 +32,9 @@ from types import ModuleType
 from typing import Any
 
 from kozyr.eventstore import EventStore
-from kozyr.games.base import Decider
 from kozyr.games.cards import Card, parse_card
+from kozyr.games.codec import decode_event
+from kozyr.games.decider import Decider
 from kozyr.games.plugin import GamePlugin
 from kozyr.runtime.logging import get_logger
 from kozyr.tables.games import game_by_id, registered
@@ -74,6 +75,7 @@ def fold_sources() -> list[Path]:
     from kozyr.tables import repository  # imports this module: only needed here
 
     modules = [sys.modules[Decider.__module__], sys.modules[Card.__module__]]
+    modules.append(sys.modules[decode_event.__module__])  # events are decoded by this codec
     modules.append(sys.modules[GamePlugin.__module__])  # the fold reads fair_deal's marks
     modules += [sys.modules[Table.__module__], repository, sys.modules[__name__]]
     modules += [_module_of(plugin.rules) for plugin in registered()]

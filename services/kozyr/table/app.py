@@ -26,7 +26,10 @@ from kozyr.eventstore import (
     NewEvent,
     RecordedEvent,
 )
-from kozyr.games.base import Lang, RuleError, Turn, to_json
+from kozyr.games.codec import to_json
+from kozyr.games.decider import Turn
+from kozyr.games.errors import RuleError
+from kozyr.games.translations import Lang
 from kozyr.runtime.errors import FailedPrecondition, InvalidArgument
 from kozyr.table import metrics
 from kozyr.table.notifier import TableNotifier

@@ -1,5 +1,5 @@
 """Higher card wins: a two-seat game that exists only in the tests, to prove that a game
-is one plugin. Its rules satisfy `kozyr.games.base.Decider` like the real games do.
+is one plugin. Its rules satisfy `kozyr.games.decider.Decider` like the real games do.
 
 Each of two deals gives both seats four cards of a 32-card deck (fair-deal shuffle of
 the table's seed, commitment published at once, seed revealed when the deal ends). In
@@ -14,16 +14,10 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from kozyr.games import fair_deal
-from kozyr.games.base import (
-    CHANCE,
-    COMMON_TEXTS,
-    OptionsError,
-    Turn,
-    registry_of,
-    rule_error,
-    to_json,
-)
 from kozyr.games.cards import Card, Rank, RankOrder
+from kozyr.games.codec import registry_of, to_json
+from kozyr.games.decider import CHANCE, Turn
+from kozyr.games.errors import COMMON_TEXTS, OptionsError, rule_error
 from kozyr.games.standing import Standing
 
 GAME_ID = "higher_card"

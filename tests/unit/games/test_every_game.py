@@ -22,8 +22,8 @@ import pytest
 
 import tests.support.higher_card  # noqa: F401  (registers the test-only game)
 from kozyr.games import khozor_teams, three_five_eight  # noqa: F401  (register themselves)
-from kozyr.games.base import decode_event, encode_event, registry_of
 from kozyr.games.cards import Card, CardParseError, parse_card
+from kozyr.games.codec import decode_event, encode_event, registry_of
 from kozyr.games.plugin import AnyPlugin, CardPlaces, registered
 
 PLUGINS = {plugin.id: plugin for plugin in registered()}

@@ -21,8 +21,8 @@ import kozyr.games.khozor_teams as kz
 import kozyr.games.khozor_teams.texts as kz_texts
 import kozyr.games.three_five_eight as t58
 import kozyr.games.three_five_eight.texts as t58_texts
-from kozyr.games.base import COMMON_TEXTS, RuleError
 from kozyr.games.cards import Card
+from kozyr.games.errors import COMMON_TEXTS, RuleError
 
 GAMES = pytest.mark.parametrize("game", [t58, kz], ids=["three_five_eight", "khozor"])
 TEXTS = pytest.mark.parametrize(

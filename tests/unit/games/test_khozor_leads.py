@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kozyr.games.base import RuleError
+from kozyr.games.errors import RuleError
 from kozyr.games.khozor_teams import CardsLed, Lead, SignalKind, decide, holds_set
 from kozyr.games.khozor_teams.model import State
 from kozyr.games.khozor_teams.scenarios import cards, fill_hands, position

@@ -8,8 +8,9 @@ import random
 import pytest
 
 from kozyr.games import fair_deal, khozor_teams
-from kozyr.games.base import CHANCE, Decider, OptionsError, RuleError
 from kozyr.games.cards import JokerColor, Rank, RankOrder, Suit
+from kozyr.games.decider import CHANCE, Decider
+from kozyr.games.errors import OptionsError, RuleError
 from kozyr.games.khozor_teams import (
     Beat,
     CardsBeaten,

@@ -27,8 +27,9 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kozyr.games.base import RuleError, decode_event, encode_event, registry_of
 from kozyr.games.cards import Card, CardParseError, parse_card
+from kozyr.games.codec import decode_event, encode_event, registry_of
+from kozyr.games.errors import RuleError
 from kozyr.games.khozor_teams import (
     DECK,
     EVENTS,

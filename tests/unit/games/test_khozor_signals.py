@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from kozyr.games.base import RuleError
+from kozyr.games.errors import RuleError
 from kozyr.games.khozor_teams import (
     SEATS,
     CardsLed,

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from kozyr.games.base import decode_event, encode_event, registry_of
 from kozyr.games.cards import Suit
+from kozyr.games.codec import decode_event, encode_event, registry_of
 from kozyr.games.khozor_teams import (
     COMMANDS,
     EVENTS,

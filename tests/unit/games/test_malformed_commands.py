@@ -5,7 +5,7 @@ may call a decider directly: a bool or a float for a seat, a raw string for an e
 list or a non-card inside a card tuple, a foreign object for a command must end in a
 RuleError with a reason code (UNKNOWN_COMMAND, INVALID_SEAT, MALFORMED_COMMAND, or the
 rules' own refusal of a well-typed move), never a KeyError or TypeError from inside the
-rules (`kozyr.games.base.command_check`). Hypothesis throws commands of every type with
+rules (`kozyr.games.decider.command_check`). Hypothesis throws commands of every type with
 any mix of junk and plausible field values at positions of every phase of both games.
 """
 
@@ -22,8 +22,9 @@ from hypothesis import strategies as st
 
 import kozyr.games.khozor_teams as kz
 import kozyr.games.three_five_eight as t58
-from kozyr.games.base import Lang, RuleError
 from kozyr.games.cards import Card, Rank, parse_card
+from kozyr.games.errors import RuleError
+from kozyr.games.translations import Lang
 
 GAMES: tuple[ModuleType, ...] = (t58, kz)
 SHAPE_REASONS = {"UNKNOWN_COMMAND", "INVALID_SEAT", "MALFORMED_COMMAND"}

@@ -21,11 +21,12 @@ from typing import Any
 import pytest
 
 from kozyr.games import khozor_teams, three_five_eight
-from kozyr.games.base import COMMON_TEXTS, Lang, RuleError, Texts, card_name
 from kozyr.games.cards import Card, JokerColor, Rank, Suit, card, joker, parse_card
+from kozyr.games.errors import COMMON_TEXTS, RuleError
 from kozyr.games.khozor_teams.scenarios import cards, fill_hands, position
 from kozyr.games.khozor_teams.texts import ERRORS as KHOZOR_ERRORS
 from kozyr.games.three_five_eight.texts import ERRORS as THREE_FIVE_EIGHT_ERRORS
+from kozyr.games.translations import Lang, Texts, card_name
 from kozyr.runtime.auth import Role, role_not_allowed
 
 ROOT = Path(__file__).resolve().parents[3]

@@ -9,17 +9,10 @@ import pytest
 
 import kozyr.games.three_five_eight as game
 from kozyr.games import fair_deal
-from kozyr.games.base import (
-    CHANCE,
-    Decider,
-    Lang,
-    OptionsError,
-    RuleError,
-    decode_event,
-    encode_event,
-    registry_of,
-)
 from kozyr.games.cards import parse_card, parse_cards
+from kozyr.games.codec import decode_event, encode_event, registry_of
+from kozyr.games.decider import CHANCE, Decider
+from kozyr.games.errors import OptionsError, RuleError
 from kozyr.games.three_five_eight import (
     CardExchanged,
     CardPlayed,
@@ -48,6 +41,7 @@ from kozyr.games.three_five_eight import (
     TrickTaken,
 )
 from kozyr.games.three_five_eight import texts as texts_module
+from kozyr.games.translations import Lang
 
 DECIDER: Decider[game.State, game.Command, game.Event] = game  # mypy checks the module
 

@@ -31,8 +31,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import kozyr.games.three_five_eight as game
-from kozyr.games.base import RuleError, decode_event, encode_event, registry_of
 from kozyr.games.cards import Card
+from kozyr.games.codec import decode_event, encode_event, registry_of
+from kozyr.games.errors import RuleError
 from kozyr.games.three_five_eight import (
     DECK,
     CardExchanged,

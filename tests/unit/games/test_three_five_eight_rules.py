@@ -19,8 +19,8 @@ import pytest
 
 import kozyr.games.three_five_eight as game
 from kozyr.games import fair_deal
-from kozyr.games.base import RuleError
 from kozyr.games.cards import Card, format_cards, parse_cards
+from kozyr.games.errors import RuleError
 from kozyr.games.three_five_eight import (
     DECK,
     CardExchanged,

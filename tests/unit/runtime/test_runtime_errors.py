@@ -6,7 +6,7 @@ import grpc
 import pytest
 from google.rpc import error_details_pb2, status_pb2  # type: ignore[import-untyped]
 
-from kozyr.games.base import Lang
+from kozyr.games.translations import Lang
 from kozyr.runtime.errors import (
     ERROR_DOMAIN,
     Aborted,

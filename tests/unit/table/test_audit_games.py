@@ -24,7 +24,7 @@ from kozyr.eventstore import InMemoryEventStore, RecordedEvent, StreamHead, Veri
 from kozyr.eventstore.hashing import GENESIS_HASH, canonical_event, chain_hash
 from kozyr.eventstore.verification import verify_events
 from kozyr.games import khozor_teams, three_five_eight
-from kozyr.games.base import Decider
+from kozyr.games.decider import Decider
 from kozyr.table.app import Actor, TableApp
 from kozyr.tables import audit
 from kozyr.tables.model import Table
@@ -52,11 +52,6 @@ def choose(table: Table, rng: random.Random) -> tuple[int, Any]:
     return seat, rng.choice(moves if moves and rng.random() > SIGNAL_ODDS else commands)
 
 
-def constant(command: Any) -> Callable[[Table], Any]:
-    """TableApp.submit builds the command against the current table; ours is fixed."""
-    return lambda _table: command
-
-
 async def play_to_the_end(app: TableApp, game_id: str, rng: random.Random) -> Table:
     """Create a table, then let its players move (and the clock, now and then, play a
     timed-out turn's default move) until the game is over."""
@@ -78,7 +73,7 @@ async def play_to_the_end(app: TableApp, game_id: str, rng: random.Random) -> Ta
             seat, command = choose(table, rng)
             player = Actor(table.seats[seat], "player")
             outcome = await app.submit(
-                table.table_id, constant(command), request_id=f"move-{moves}", actor=player
+                table.table_id, command, request_id=f"move-{moves}", actor=player
             )
         table = outcome.table
     return table

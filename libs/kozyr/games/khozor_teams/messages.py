@@ -1,7 +1,7 @@
 """Commands (imperative) and events (past tense) of Khözör: small frozen records.
 
 Every field is an int, str, bool, bytes, Card, enum or a tuple of these, so that
-`kozyr.games.base.encode_event`/`decode_event` round-trip each of them as JSON.
+`kozyr.games.codec.encode_event`/`decode_event` round-trip each of them as JSON.
 Player commands carry `seat`; the chance commands carry the table's 32-byte seed.
 """
 
@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kozyr.games.base import Seat
 from kozyr.games.cards import Card, Suit
+from kozyr.games.decider import Seat
 from kozyr.games.khozor_teams.model import ClearReason, SignalKind, Team
 
 # ------------------------------------------------------------------ commands

@@ -10,7 +10,7 @@ timeout's default beat (the first one found is the weakest, see `beating_sets`).
 
 from __future__ import annotations
 
-from kozyr.games.base import CHANCE, Turn
+from kozyr.games.decider import CHANCE, Turn
 from kozyr.games.khozor_teams.beating import beating_sets, weakest_first
 from kozyr.games.khozor_teams.leads import set_plays
 from kozyr.games.khozor_teams.messages import (

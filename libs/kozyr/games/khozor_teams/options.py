@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from kozyr.games.base import OptionsError
+from kozyr.games.errors import OptionsError
 from kozyr.games.khozor_teams.model import (
     TURN_SECONDS_DEFAULT,
     TURN_SECONDS_MAX,

@@ -12,8 +12,9 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from kozyr.games import fair_deal
-from kozyr.games.base import RuleError, command_check
 from kozyr.games.cards import Card
+from kozyr.games.decider import command_check
+from kozyr.games.errors import RuleError
 from kozyr.games.khozor_teams.beating import assign_beats, index_of, is_khozor_card
 from kozyr.games.khozor_teams.leads import LEAD_SIZES, has_joker, is_set_play
 from kozyr.games.khozor_teams.messages import (
@@ -266,7 +267,7 @@ def decide(state: State, command: object) -> list[Event]:
     """The events of a legal command; RuleError (with a reason code) for an illegal one.
 
     Any object is accepted and judged: one that is not a well-formed command of this
-    game is refused like an illegal move (`base.command_check`).
+    game is refused like an illegal move (`kozyr.games.decider.command_check`).
     """
     _check_command(command)
     return _HANDLERS[type(command)](state, command)

@@ -1,7 +1,7 @@
 """Player-facing texts of Khözör in English, Romanian and Italian.
 
 `ERRORS` holds the rule errors peculiar to this game (the common ones, such as
-NOT_YOUR_TURN, live in `kozyr.games.base.COMMON_TEXTS`). Clients match on the
+NOT_YOUR_TURN, live in `kozyr.games.errors.COMMON_TEXTS`). Clients match on the
 reason code, never on the text.
 """
 
@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Final
 
-from kozyr.games.base import COMMON_TEXTS, Lang, RuleError, Texts, rule_error
+from kozyr.games.errors import COMMON_TEXTS, RuleError, rule_error
+from kozyr.games.translations import Lang, Texts
 
 ERRORS: Final[Mapping[str, Texts]] = {
     "NOT_ON_OPENING_TEAM": {

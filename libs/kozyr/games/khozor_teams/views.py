@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from kozyr.games.base import to_json
 from kozyr.games.cards import Card
+from kozyr.games.codec import to_json
 from kozyr.games.khozor_teams.beating import weakest_first
 from kozyr.games.khozor_teams.messages import (
     CardsBeaten,

@@ -2,7 +2,7 @@
 
 Everything here is a small frozen value. Commands and events hold only ints, strs,
 bools, bytes, cards, enums, tuples of these (and the `Transfer` record), so that
-`kozyr.games.base.encode_event`/`decode_event` round-trip every one of them.
+`kozyr.games.codec.encode_event`/`decode_event` round-trip every one of them.
 
 The state is split in two levels so that a card play rebuilds only the small
 `DealState` and the thin `State` around it, never the whole game's history. Both are
@@ -15,8 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from kozyr.games.base import Seat
 from kozyr.games.cards import Card, Rank, RankOrder, Suit
+from kozyr.games.decider import Seat
 
 GAME_ID = "three_five_eight"
 SEATS = 3

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from kozyr.games.base import OptionsError
+from kozyr.games.errors import OptionsError
 from kozyr.games.three_five_eight.model import Options
 
 TURN_SECONDS_MIN = 10

@@ -14,8 +14,8 @@ from itertools import combinations
 from typing import Any
 
 from kozyr.games import fair_deal
-from kozyr.games.base import CHANCE, Turn, command_check
 from kozyr.games.cards import Card
+from kozyr.games.decider import CHANCE, Turn, command_check
 from kozyr.games.three_five_eight import exchange, scoring
 from kozyr.games.three_five_eight.model import (
     COMMANDS,
@@ -334,7 +334,7 @@ def decide(state: State, command: object) -> list[Event]:
     """The events of a legal command; RuleError (with a reason code) for an illegal one.
 
     Any object is accepted and judged: one that is not a well-formed command of this
-    game is refused like an illegal move (`base.command_check`).
+    game is refused like an illegal move (`kozyr.games.decider.command_check`).
     """
     _check_command(command)
     return _DECIDERS[type(command)](state, command)

@@ -11,8 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TypeVar
 
-from kozyr.games.base import COMMON_TEXTS, Lang, RuleError, Texts, rule_error
+from kozyr.games.errors import COMMON_TEXTS, RuleError, rule_error
 from kozyr.games.three_five_eight.model import Contract, Phase, Role
+from kozyr.games.translations import Lang, Texts
 
 K = TypeVar("K")
 
@@ -49,7 +50,7 @@ ERRORS: Mapping[str, Texts] = {
     },
 }
 """Reasons specific to 3-5-8; the others (NOT_YOUR_TURN, UNKNOWN_COMMAND…) are
-`base.COMMON_TEXTS`."""
+`kozyr.games.errors.COMMON_TEXTS`."""
 
 REASONS: tuple[str, ...] = (*COMMON_TEXTS, *ERRORS)
 """Every reason code `decide`, `default_command` and `chance_command` may raise."""

@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from kozyr.games.base import to_json
 from kozyr.games.cards import Card
+from kozyr.games.codec import to_json
 from kozyr.games.three_five_eight import scoring
 from kozyr.games.three_five_eight.model import (
     DEALS,

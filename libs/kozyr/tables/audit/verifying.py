@@ -8,7 +8,8 @@ from enum import StrEnum
 from typing import Any
 
 from kozyr.eventstore import RecordedEvent, VerifyReport
-from kozyr.games.base import RuleError, encode_event
+from kozyr.games.codec import encode_event
+from kozyr.games.errors import RuleError
 from kozyr.tables import model
 from kozyr.tables.audit.games import (
     Data,
