@@ -1,6 +1,6 @@
 """Khözör for eight, in teams (game id `khozor_teams`): the pure rules, a decider.
 
-The module itself satisfies `kozyr.games.base.Decider`. Rules and every decision
+The module itself satisfies `kozyr.games.decider.Decider`. Rules and every decision
 beyond RULES.md are documented in docs/rules-khozor.md.
 """
 

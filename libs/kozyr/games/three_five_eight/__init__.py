@@ -1,6 +1,6 @@
 """3-5-8 for three players: the pure decider (DESIGN.md §3, RULES.md "Game 1").
 
-The module itself satisfies `kozyr.games.base.Decider`:
+The module itself satisfies `kozyr.games.decider.Decider`:
 
     state = initial_state({"must_trump": False, "turn_seconds": 180})
     t = turn(state)                       # Turn(number, kind, seats)
