@@ -29,6 +29,8 @@ from kozyr.bus.consumers import DurableConsumer, ensure_consumer
 log = structlog.get_logger(__name__)
 
 MessageHandler = Callable[[Msg], Awaitable[None]]
+SCOOP_SECONDS = 0.005
+"""After a first message, how long a fetch may wait for more already on their way."""
 
 
 class MessageWorker:
@@ -65,11 +67,11 @@ class MessageWorker:
 
     async def _pull(self, subscription: JetStreamContext.PullSubscription) -> None:
         while not self._stopping.is_set():
-            free = max(1, self._free_slots())
             try:
-                messages = await subscription.fetch(free, timeout=self._max_wait)
-            except (NatsTimeoutError, TimeoutError):
-                continue
+                messages = await self._fetch(subscription, 1, self._max_wait)
+                free = self._free_slots() - len(messages)
+                if messages and free > 0:
+                    messages += await self._fetch(subscription, free, SCOOP_SECONDS)
             except Exception as error:  # connection trouble: nats-py reconnects by itself
                 log.warning("pull failed", consumer=self.spec.durable, error=repr(error))
                 await asyncio.sleep(self._retry_delay)
@@ -79,6 +81,22 @@ class MessageWorker:
                 task = asyncio.create_task(self._handle(message))
                 self._running.add(task)
                 task.add_done_callback(self._running.discard)
+
+    @staticmethod
+    async def _fetch(
+        subscription: JetStreamContext.PullSubscription, batch: int, wait: float
+    ) -> list[Msg]:
+        """Up to `batch` messages; [] when none came within `wait` seconds.
+
+        nats-py's fetch of a batch, when nothing is waiting, holds what arrives until the
+        batch is full or `wait` is over: a timer firing alone would wait up to `wait`. So
+        the worker waits for one message (returned at once), then scoops up what else is
+        already there with a short wait.
+        """
+        try:
+            return list(await subscription.fetch(batch, timeout=wait))
+        except (NatsTimeoutError, TimeoutError):
+            return []
 
     def _free_slots(self) -> int:
         return self._concurrency - len(self._running)

@@ -211,3 +211,36 @@ async def test_a_move_just_before_the_deadline_stands_and_one_after_is_refused(
         f"too late and were refused; 100 ms after: {after.count(True)}/4 taken"
     )
     assert after == [False] * 4, "a move after the deadline finds the turn expired"
+
+
+KHOZOR_PLAYERS = [f"p{i}" for i in range(8)]
+
+
+@pytest.mark.timeout(1800)
+async def test_a_khozor_match_nobody_plays_ends_by_expiries_and_verifies(
+    clock_stack: ClockStack, tap: PublicTap
+) -> None:
+    """The opener's confirmation is a turn of its own, timed and expired like the others."""
+    await clock_stack.start_clock(clock_time_offset_seconds=OFFSET, **QUIET)
+    async with TableClient(clock_stack.table.target, token("matchmaker", Role.SERVICE)) as mm:
+        created = await mm.create_table(
+            games_pb2.GAME_KHOZOR_TEAMS,
+            KHOZOR_PLAYERS,
+            khozor_teams=pb.KhozorTeamsOptions(turn_seconds=TURN_SECONDS),
+        )
+    table_id = created.table_id
+    started = asyncio.get_running_loop().time()
+    await tap.wait_for(lambda: tap.finished(table_id), seconds=1700)
+    took = asyncio.get_running_loop().time() - started
+    ends, expired = tap.ends(table_id), tap.expired(table_id)
+    assert ends == expired, "every turn ended by its expiry"
+    assert set(expired.values()) == {1}, "and each once"
+    kinds = {
+        s.event.turn_started.number: s.event.turn_started.kind
+        for s in tap.of(table_id, "turn_started")
+    }
+    confirmations = [n for n in expired if kinds[n] == "confirm_opener"]
+    assert confirmations, "the opener's confirmation was expired too"
+    print(f"\n{len(expired)} turns expired in {took:.0f} s ({len(confirmations)} confirmations)")
+    verified = await kozyr_cli(clock_stack.table.database_url, "verify", table_id)
+    assert verified.exit_code == 0, verified.stdout + verified.stderr
