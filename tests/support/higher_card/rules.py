@@ -16,7 +16,7 @@ from typing import Any
 from kozyr.games import fair_deal
 from kozyr.games.cards import Card, Rank, RankOrder
 from kozyr.games.codec import registry_of, to_json
-from kozyr.games.decider import CHANCE, Turn
+from kozyr.games.decider import CHANCE, Seat, Turn, command_check
 from kozyr.games.errors import COMMON_TEXTS, OptionsError, rule_error
 from kozyr.games.standing import Standing
 
@@ -39,7 +39,7 @@ class DealCards:
 
 @dataclass(frozen=True, slots=True)
 class PlayCard:
-    seat: int
+    seat: Seat
     card: Card
 
 
@@ -127,7 +127,11 @@ def is_over(state: State) -> bool:
     return state.over
 
 
-def decide(state: State, command: Command) -> list[Event]:
+_check_command = command_check(COMMANDS, SEATS)
+
+
+def decide(state: State, command: object) -> list[Event]:
+    _check_command(command)  # like every game: a malformed command is a RuleError
     t = turn(state)
     if state.over:
         raise rule_error(COMMON_TEXTS, "GAME_OVER")
@@ -140,8 +144,6 @@ def decide(state: State, command: Command) -> list[Event]:
         return [CardsDealt(state.deal + 1, commitment, command.seed, hands, deck[2 * HAND :])]
     if not isinstance(command, PlayCard) or t.is_chance:
         raise rule_error(COMMON_TEXTS, "WRONG_PHASE")
-    if command.seat not in (0, 1):
-        raise rule_error(COMMON_TEXTS, "INVALID_SEAT", seat=command.seat)
     if command.seat not in t.seats:
         raise rule_error(COMMON_TEXTS, "NOT_YOUR_TURN")
     if command.card not in state.hands[command.seat]:
