@@ -25,6 +25,7 @@ from kozyr.infra import EmbeddedNats, Infrastructure, libpq_dsn, provision
 RUN_DIR_PREFIX = "kozyr-tests-"
 _RUN_DIR = pytest.StashKey[Path]()
 _EXIT_STATUS = pytest.StashKey[int]()
+_KEPT = "kept-after-failure"
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -50,7 +51,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, exitstatus: int) -> None:
     run_dir = terminalreporter.config.stash.get(_RUN_DIR, None)
-    if run_dir is not None and exitstatus != 0:
+    if run_dir is not None and exitstatus != 0 and (run_dir / "pytest").exists():
         terminalreporter.write_line(f"temporary files of this run kept in {run_dir}")
 
 
@@ -58,11 +59,32 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     """Remove the run's folder once the servers are stopped, unless something failed.
 
     After session teardown (session fixtures stop their servers in the runner's
-    sessionfinish); a failed run keeps its folder, with the services' logs, for a look.
+    sessionfinish). A failed run that wrote files keeps them, with the services' logs,
+    for a look; only the newest few kept folders stay.
     """
     run_dir = config.stash.get(_RUN_DIR, None)
-    if run_dir is not None and config.stash.get(_EXIT_STATUS, 1) == 0:
+    if run_dir is None:
+        return
+    if config.stash.get(_EXIT_STATUS, 1) == 0 or not (run_dir / "pytest").exists():
         shutil.rmtree(run_dir, ignore_errors=True)
+        return
+    (run_dir / _KEPT).touch()
+    _prune_kept_runs(run_dir.parent)
+
+
+def _prune_kept_runs(temp_root: Path, keep: int = 3) -> None:
+    """Delete all but the newest `keep` folders of failed runs. Only folders marked
+    when their run ended are candidates: a run still going is never touched."""
+
+    def age(mark: Path) -> float:
+        try:
+            return mark.stat().st_mtime
+        except OSError:  # pruned meanwhile by another run
+            return 0.0
+
+    marks = sorted(temp_root.glob(f"{RUN_DIR_PREFIX}*/{_KEPT}"), key=age)
+    for mark in marks[:-keep]:
+        shutil.rmtree(mark.parent, ignore_errors=True)
 
 
 collect_ignore = ["chaos"]

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import RUN_DIR_PREFIX
+from tests.conftest import _KEPT, RUN_DIR_PREFIX, _prune_kept_runs
 
 REPORT_VAR = "KOZYR_TEST_REPORT_BASETEMP"
 
@@ -46,3 +46,18 @@ def test_two_runs_at_once_get_base_temps_of_their_own(tmp_path: Path) -> None:
         assert not str(basetemp).startswith(str(shared_root)), basetemp
         assert basetemp.parent.name.startswith(RUN_DIR_PREFIX)
         assert not basetemp.parent.exists(), "a run that passed removes its folder"
+
+
+def test_only_the_newest_folders_of_failed_runs_are_kept(tmp_path: Path) -> None:
+    """A run still going (no mark yet) is never pruned, however old its folder."""
+    going = tmp_path / f"{RUN_DIR_PREFIX}going"
+    going.mkdir()
+    failed = []
+    for number in range(5):
+        run_dir = tmp_path / f"{RUN_DIR_PREFIX}{number}"
+        run_dir.mkdir()
+        (run_dir / _KEPT).touch()
+        os.utime(run_dir / _KEPT, (1000 + number, 1000 + number))
+        failed.append(run_dir)
+    _prune_kept_runs(tmp_path, keep=3)
+    assert sorted(tmp_path.iterdir()) == sorted([going, *failed[2:]])
