@@ -45,7 +45,6 @@ from tests.unit.table.test_audit_games import (
     MATCHMAKER,
     PLAYERS,
     choose,
-    constant,
     play_to_the_end,
 )
 
@@ -85,7 +84,7 @@ async def play_until(app: TableApp, game_id: str, version: int, attempt: int) ->
         seat, command = choose(table, rng)
         player = Actor(table.seats[seat], "player")
         outcome = await app.submit(
-            table.table_id, constant(command), request_id=f"move-{table.version}", actor=player
+            table.table_id, command, request_id=f"move-{table.version}", actor=player
         )
         table = outcome.table
     return table

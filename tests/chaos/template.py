@@ -125,18 +125,13 @@ async def _play_near_end(app: TableApp, game_id: str, number: int) -> TableSetup
         command = rng.choice(_moves(table, seat))
         outcome = await app.submit(
             table.table_id,
-            _always(command),
+            command,
             request_id=f"{PREFILL_REQUEST}{table.version}",
             actor=Actor(players[seat], Role.PLAYER.value),
             expected_version=table.version,
         )
         table = outcome.table
     return TableSetup(table.table_id, game_id, players)
-
-
-def _always(command: Any) -> Callable[[Table], Any]:
-    """`TableApp.submit` builds the command against the table: here it is chosen already."""
-    return lambda _: command
 
 
 def _moves(table: Table, seat: int) -> list[Any]:

@@ -30,7 +30,7 @@ from kozyr.games.codec import to_json
 from kozyr.games.decider import Turn
 from kozyr.games.errors import RuleError
 from kozyr.games.translations import Lang
-from kozyr.runtime.errors import FailedPrecondition, InvalidArgument
+from kozyr.runtime.errors import FailedPrecondition, InvalidArgument, KozyrError
 from kozyr.table import metrics
 from kozyr.table.notifier import TableNotifier
 from kozyr.table.texts import (
@@ -42,7 +42,8 @@ from kozyr.table.texts import (
     too_busy,
     too_many_taps,
 )
-from kozyr.tables import model
+from kozyr.tables import decision, model
+from kozyr.tables.decision import Decision
 from kozyr.tables.model import COMPUTER, SeatControl, SeatControlChanged, Table, TableCreated
 from kozyr.tables.public import public_events
 from kozyr.tables.public_wire import outbox_messages
@@ -180,10 +181,11 @@ class TableApp:
         table_id = str(uuid.uuid5(TABLE_NAMESPACE, f"{actor.subject}\n{request_id}"))
         created = TableCreated(table_id, game_id, dict(options), tuple(seats))
         table = model.start(created)
-        events, table = self._draw_chance(table, [created])
+        opened = decision.draw_chance(table, [created], self._new_seed)
+        table = opened.after
         try:
             result, deadline = await self._append(
-                None, table, events, request_id, actor, fingerprint(created)
+                None, table, opened.events, request_id, actor, fingerprint(created)
             )
         except ConcurrencyConflict:
             return Outcome(await self.load(table_id), duplicate=True)
@@ -194,79 +196,68 @@ class TableApp:
     async def submit(
         self,
         table_id: str,
-        make_command: Callable[[Table], Any],
+        command: Any,
         *,
         request_id: str,
         actor: Actor,
         expected_version: int | None = None,
         viewer: int | None = None,
         check: Callable[[Table], object] | None = None,
-        prelude: Callable[[Table], list[Any]] | None = None,
-        command_key: str | None = None,
+        acting_person: int | None = None,
     ) -> Outcome:
-        """Apply a move built against the current table.
+        """Apply a player's (or a service's) command: load, decide, append.
 
         `expected_version` is the version as `viewer` (the acting seat) sees it: events
-        it may not see (the other team's signals) never make its move stale, and a
-        conflict caused by one is retried like any lost race. `check` refuses a caller
-        who may not act (it runs on every attempt); `prelude` adds table-level events
-        appended just before the move, in the same transaction (a player retaking his
-        seat); `command_key` identifies the request for idempotency when the command
-        itself depends on the state (ExpireTurn).
+        it may not see (the other team's signals) never make its move stale. `check`
+        refuses a caller who may not act for the seat now. `acting_person` is the seat
+        of a person acting for himself: a covered seat is his again in the same append
+        (kozyr.tables.decision).
+        """
+        pin = None if expected_version is None else (expected_version, viewer)
 
-        The common path is one round trip: decide against the cached table and append
-        at its version. The append's version check is the truth: a conflict, or any
-        refusal made against a cached table, is retried against the log before it is
-        answered; a refusal first asks the store whether this very request was already
-        applied (then the first result is the answer).
+        def plan(table: Table) -> Decision:
+            if check is not None:
+                check(table)
+            if pin is not None and table.version_for(pin[1]) != pin[0]:
+                raise stale_version(pin[0], table.version_for(pin[1]))
+            planned = self._decide(table, command, acting_person)
+            self._check_taps(table, planned.events)
+            return planned
+
+        return await self._commit(table_id, plan, request_id, actor, fingerprint(command))
+
+    async def _commit(
+        self,
+        table_id: str,
+        plan: Callable[[Table], Decision],
+        request_id: str,
+        actor: Actor,
+        key: str,
+    ) -> Outcome:
+        """Load the table, plan the change, append it; only a lost race is retried.
+
+        The append's version check is the truth between replicas: a conflict means
+        another append came first, so the change is planned again on the newer table.
+        A refusal first asks the store whether this very request was applied already
+        (a client's retry after a lost reply): then the first result is the answer.
         """
         stream = stream_of(table_id)
-        fresh = False
         for _ in range(MAX_ATTEMPTS):
-            table = await self._table(table_id, fresh=fresh)
-            key = command_key or fingerprint(make_command(table))  # malformed: refused here
+            table = await self.load(table_id)
             try:
-                pin = None if expected_version is None else (expected_version, viewer)
-                events, after = self._attempt(table, make_command, pin, check, prelude)
-            except InvalidArgument:
-                raise
-            except Exception:
-                if not fresh:
-                    fresh = True
-                    continue
+                planned = plan(table)
+            except KozyrError:
                 if await self._answered(stream, request_id, key):
                     return Outcome(await self.load(table_id), duplicate=True)
                 raise
             try:
-                result, deadline = await self._append(table, after, events, request_id, actor, key)
+                result, deadline = await self._append(
+                    table, planned.after, planned.events, request_id, actor, key
+                )
             except ConcurrencyConflict:
-                fresh = True  # a pinned move is then stale only if its viewer saw a change
                 continue
-            return await self._outcome(table_id, after, result, deadline)
+            return await self._outcome(table_id, planned.after, result, deadline)
         raise too_busy()
-
-    def _attempt(
-        self,
-        table: Table,
-        make_command: Callable[[Table], Any],
-        pin: tuple[int, int | None] | None,
-        check: Callable[[Table], object] | None,
-        prelude: Callable[[Table], list[Any]] | None,
-    ) -> tuple[list[Any], Table]:
-        """(events to append, table after them) — or a refusal.
-
-        `pin` is (expected version, the seat whose version it is)."""
-        if check is not None:
-            check(table)
-        if pin is not None and table.version_for(pin[1]) != pin[0]:
-            raise stale_version(pin[0], table.version_for(pin[1]))
-        events = prelude(table) if prelude is not None else []
-        ready = table
-        for event in events:
-            ready = model.apply(ready, event, ready.turn_deadline)
-        decided, after = self._decide(ready, make_command(ready))
-        self._check_taps(table, decided)
-        return [*events, *decided], after
 
     def _check_taps(self, table: Table, events: Sequence[Any]) -> None:
         """Refuse taps beyond the limit: RESOURCE_EXHAUSTED, nothing appended."""
@@ -285,10 +276,6 @@ class TableApp:
                 wait = max(1, int((oldest - since).total_seconds()) + 1)
                 raise too_many_taps(limit.taps, int(limit.window.total_seconds()), wait)
 
-    async def _table(self, table_id: str, *, fresh: bool) -> Table:
-        cached = None if fresh else self.tables.cached(table_id)
-        return cached if cached is not None else await self.load(table_id)
-
     async def _answered(self, stream: str, request_id: str, key: str) -> bool:
         """True when `request_id` was already applied with this same command."""
         try:
@@ -303,75 +290,50 @@ class TableApp:
         Idempotent per turn: the request id is derived from the turn number, and a
         turn that has already moved on is left alone (applied=False).
         """
-        table = await self.load(table_id)
-        if not _is_open(table, turn_number):
-            return Outcome(table, applied=False)
 
-        def still_open(current: Table) -> None:
-            if not _is_open(current, turn_number):
-                raise _TurnClosed
+        def plan(table: Table) -> Decision:
+            if not _is_open(table, turn_number):
+                raise _TurnClosed(table)
+            seat = min(table.game.turn(table.state).seats)
+            return self._decide(table, table.game.default_command(table.state, seat))
 
-        def default_move(current: Table) -> Any:
-            seat = min(current.game.turn(current.state).seats)
-            return current.game.default_command(current.state, seat)
-
+        key = expiry_key(turn_number)
         try:
-            outcome = await self.submit(
-                table_id,
-                default_move,
-                request_id=expiry_key(turn_number),
-                actor=actor,
-                check=still_open,
-                command_key=expiry_key(turn_number),
-            )
-        except _TurnClosed:
-            return Outcome(await self.load(table_id), applied=False)
+            outcome = await self._commit(table_id, plan, key, actor, key)
+        except _TurnClosed as closed:
+            return Outcome(closed.table, applied=False)
         return Outcome(outcome.table, duplicate=outcome.duplicate, applied=not outcome.duplicate)
 
     async def set_seat_control(
         self, table_id: str, seat: int, control: SeatControl, *, request_id: str, actor: Actor
     ) -> Outcome:
         """Cover a seat with a computer, mark it absent, or give it back to its person."""
-        for _ in range(MAX_ATTEMPTS):
-            table = await self.load(table_id)
+
+        def plan(table: Table) -> Decision:
             if not 0 <= seat < len(table.seats):
                 raise invalid_seat(seat)
             if table.seats[seat] == COMPUTER and control is not SeatControl.COMPUTER:
                 raise computer_seat(seat)
             if table.control[seat] is control:
-                return Outcome(table, applied=False)
+                raise _Unchanged(table)
             event = SeatControlChanged(seat, control)
-            after = model.apply(table, event, table.turn_deadline)
-            try:
-                result, deadline = await self._append(
-                    table, after, [event], request_id, actor, f"{seat}:{control}"
-                )
-            except ConcurrencyConflict:
-                continue
-            return await self._outcome(table_id, after, result, deadline)
-        raise too_busy()
+            return Decision((event,), model.apply(table, event, table.turn_deadline))
+
+        try:
+            return await self._commit(table_id, plan, request_id, actor, f"{seat}:{control}")
+        except _Unchanged as unchanged:
+            return Outcome(unchanged.table, applied=False)
 
     # ------------------------------------------------------------------ internals
 
-    def _decide(self, table: Table, command: Any) -> tuple[list[Any], Table]:
+    def _decide(self, table: Table, command: Any, acting_person: int | None = None) -> Decision:
+        """The table's pure decision, an illegal move refused as FAILED_PRECONDITION."""
         try:
-            events = table.game.decide(table.state, command)
+            return decision.decide(
+                table, command, seeds=self._new_seed, acting_person=acting_person
+            )
         except RuleError as err:
             raise rule_refusal(err) from None
-        after = table
-        for event in events:
-            after = model.apply(after, event)
-        return self._draw_chance(after, events)
-
-    def _draw_chance(self, table: Table, events: list[Any]) -> tuple[list[Any], Table]:
-        """Let the table act while the game waits for chance: fresh 32-byte seeds."""
-        events = list(events)
-        while not table.is_over and table.game.turn(table.state).is_chance:
-            command = table.game.chance_command(table.state, self._new_seed())
-            for event in table.game.decide(table.state, command):
-                events.append(event)
-                table = model.apply(table, event)
-        return events, table
 
     async def _append(
         self,
@@ -470,7 +432,19 @@ def _kind(before: Table | None, events: Sequence[Any]) -> str:
 
 
 class _TurnClosed(Exception):
-    """The turn an ExpireTurn named is no longer open."""
+    """The turn an ExpireTurn named is no longer open (at `table`)."""
+
+    def __init__(self, table: Table) -> None:
+        super().__init__(table.table_id)
+        self.table = table
+
+
+class _Unchanged(Exception):
+    """The seat already has the control asked for (at `table`): nothing to append."""
+
+    def __init__(self, table: Table) -> None:
+        super().__init__(table.table_id)
+        self.table = table
 
 
 def _is_open(table: Table, turn_number: int) -> bool:

@@ -31,7 +31,6 @@ from kozyr.tables.history import history_data
 from kozyr.tables.model import (
     COMPUTER,
     SeatControl,
-    SeatControlChanged,
     Table,
 )
 
@@ -86,13 +85,6 @@ def table_view(table: Table, seat: int | None) -> views_pb2.TableView:
         moves = plugin.listed_moves(table.state, seat)
         view.legal_actions.extend(action_from_command(c, plugin) for c in moves)
     return view
-
-
-def retake(principal: Principal, table: Table, seat: int) -> list[Any]:
-    """A player who acts is back: he retakes a covered seat at once (RULES.md)."""
-    if principal.role is Role.PLAYER and table.control[seat] is not SeatControl.PERSON:
-        return [SeatControlChanged(seat, SeatControl.PERSON)]
-    return []
 
 
 class ViewCache:
@@ -199,16 +191,16 @@ class TableServicer(pb_grpc.TableServiceServicer):
         # (control is checked against the table the move is decided on).
         table = self.app.tables.cached(table_id) or await self.app.load(table_id)
         seat = access.claimed_seat(principal, table, requested)
-        command_from_action(table.game_id, seat, request.action)  # malformed → refused now
+        command = command_from_action(table.game_id, seat, request.action)  # malformed: refused
         outcome = await self.app.submit(
             table_id,
-            lambda t: command_from_action(t.game_id, seat, request.action),
+            command,
             request_id=request_id,
             actor=actor_of(principal),
             expected_version=expected,
             viewer=seat,
             check=lambda t: access.acting_seat(principal, t, requested),
-            prelude=lambda t: retake(principal, t, seat),
+            acting_person=seat if principal.role is Role.PLAYER else None,
         )
         return pb.SubmitActionResponse(
             view=self.views.view(outcome.table, seat), duplicate=outcome.duplicate

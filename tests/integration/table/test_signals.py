@@ -14,6 +14,7 @@ from kozyr.api.common.v1 import games_pb2
 from kozyr.api.table.v1 import actions_pb2, views_pb2
 from kozyr.api.table.v1 import table_service_pb2 as pb
 from kozyr.client import TableClient
+from kozyr.games import khozor_teams
 from kozyr.runtime.auth import Role
 from kozyr.runtime.errors import error_details
 from kozyr.table.actions import command_from_action
@@ -94,7 +95,7 @@ async def test_signal_taps_are_limited_per_seat(table_service: RunningTableServi
     )
     done = await later.submit(
         table.table_id,
-        lambda t: command_from_action(t.game_id, table.signaller, table.signal),
+        command_from_action(khozor_teams.GAME_ID, table.signaller, table.signal),
         request_id="an-hour-later",
         actor=Actor(table.player(table.signaller), "player"),
     )

@@ -121,7 +121,7 @@ async def test_a_watcher_hears_another_replicas_move_through_the_poll(
                     seat = table.game.turn(table.state).seats[0]
                     await other.submit(
                         created.table_id,
-                        lambda t: t.game.default_command(t.state, seat),
+                        table.game.default_command(table.state, seat),
                         request_id="elsewhere",
                         actor=Actor(PLAYERS[seat], "player"),
                     )

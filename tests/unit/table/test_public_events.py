@@ -33,7 +33,6 @@ from tests.unit.table.test_audit_games import (
     PLAYERS,
     TIMEOUT_ODDS,
     choose,
-    constant,
 )
 
 COVER_ODDS = 0.02
@@ -93,7 +92,7 @@ async def play(game_id: str, seed: int) -> Played:
             seat, command = choose(table, rng)
             player = Actor(table.seats[seat], "player")
             outcome = await app.submit(
-                table.table_id, constant(command), request_id=f"move-{moves}", actor=player
+                table.table_id, command, request_id=f"move-{moves}", actor=player
             )
             table = outcome.table
     return Played(table, await outbox_appends(store), covers)
