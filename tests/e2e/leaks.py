@@ -38,6 +38,8 @@ from google.protobuf import json_format
 
 from kozyr.api.table.v1 import table_service_pb2 as pb
 from kozyr.api.table.v1 import views_pb2
+from kozyr.games.cards import JokerColor, Rank, Suit, card, joker
+from kozyr.games.translations import Lang, card_name
 
 CARD = re.compile(r"(?:10|[2-9JQKA])[CDHS]|JK-(?:red|black|gray)")
 """A card in the text format of kozyr.common.v1.Card, as a whole JSON string."""
@@ -46,6 +48,20 @@ CARD_IN_TEXT = re.compile(
 )
 """A card inside free text (error messages write suits as letters or symbols)."""
 SUIT_LETTER = {"♣": "C", "♦": "D", "♥": "H", "♠": "S"}
+LOCAL_NAMES = {
+    name: str(c)
+    for c in [*(card(r, s) for r in Rank for s in Suit), *map(joker, JokerColor)]
+    for name in {card_name(c, lang) for lang in Lang}
+    if not CARD_IN_TEXT.fullmatch(name)
+}
+"""Cards as player texts name them in Romanian and Italian ("D♠", "jolly rosso"), which
+CARD_IN_TEXT does not read, → their letter form ("QS", "JK-red")."""
+LOCAL_NAME_IN_TEXT = re.compile(
+    "|".join(
+        rf"(?<![A-Za-z0-9]){re.escape(name)}(?![A-Za-z0-9])"
+        for name in sorted(LOCAL_NAMES, key=len, reverse=True)
+    )
+)
 THREE_FIVE_EIGHT = "three_five_eight"
 KHOZOR_TEAMS = "khozor_teams"
 SIGNAL_EVENTS = frozenset({"SignalSet", "SignalCleared"})
@@ -114,9 +130,11 @@ def cards_in(value: Any) -> list[str]:
 
 
 def cards_in_text(texts: Iterable[str]) -> list[str]:
-    """Every card written inside free texts, in the letter form ("10♥" → "10H")."""
+    """Every card written inside free texts, in the letter form ("10♥" → "10H"), the
+    localised names included ("D♠" → "QS", "joker roșu" → "JK-red")."""
     found: list[str] = []
     for text in texts:
+        found.extend(LOCAL_NAMES[m.group(0)] for m in LOCAL_NAME_IN_TEXT.finditer(text))
         for match in CARD_IN_TEXT.finditer(text):
             if match.group(1) is None:
                 found.append(match.group(0))

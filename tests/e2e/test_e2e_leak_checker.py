@@ -32,6 +32,7 @@ from tests.e2e.leaks import (
     LoggedEvent,
     Seen,
     as_seen_by,
+    cards_in_text,
     find_leaks,
     history_gaps,
     seen_refusal,
@@ -387,3 +388,11 @@ def test_khozor_history_naming_cards_or_seeds_is_caught(rounds: Played) -> None:
         rounds, dealt.version, 0, lambda d: _game_part(d).update(deal_seed=dealt.data["seed"])
     )
     assert _mentions(problems, "deal_seed shown before its DealSeedRevealed")
+
+
+def test_cards_named_in_any_language_are_read_in_texts() -> None:
+    """Refusals carry every language: a card named the Romanian or Italian way
+    ("D♠" for the queen, "jolly rosso") is as much a card as "Q♠"."""
+    texts = ["Nu ai cartea D♠.", "Non hai la carta F♥ né jolly rosso.", "You do not hold 10♣."]
+    assert sorted(cards_in_text(texts)) == sorted(["QS", "JH", "JK-red", "10C"])
+    assert cards_in_text(["Rămâi la masă", "Donna", "DR"]) == []
