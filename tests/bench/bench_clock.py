@@ -272,7 +272,9 @@ async def expiries(args: argparse.Namespace, database_url: str, nats_url: str) -
     async with stack(database_url, nats_url, offset) as (table, clock, root, metrics):
         seen = Expiries(offset)
         nc = await nats.connect(nats_url)
-        await nc.jetstream().subscribe(f"{root}.public.table.>", cb=seen.on, ordered_consumer=True)
+        tap = await nc.jetstream().subscribe(
+            f"{root}.public.table.>", cb=seen.on, ordered_consumer=True
+        )
         started = time.perf_counter()
         await open_tables(table.target, args.tables)
         print(f"{args.tables} tables opened in {time.perf_counter() - started:.1f} s")
@@ -287,6 +289,7 @@ async def expiries(args: argparse.Namespace, database_url: str, nats_url: str) -
             cpu_seconds(table.pid) - table_cpu,
         )
         late = seen.since(start)
+        await tap.unsubscribe()
         await nc.close()
     if not late:
         print("no expiry seen in the window")
