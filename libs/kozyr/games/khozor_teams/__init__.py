@@ -52,8 +52,8 @@ from kozyr.games.khozor_teams.moves import chance_command, default_command, lega
 from kozyr.games.khozor_teams.options import initial_state
 from kozyr.games.khozor_teams.results import is_over, result
 from kozyr.games.khozor_teams.rules import deal_from_seed, decide
-from kozyr.games.khozor_teams.standing import standing
 from kozyr.games.khozor_teams.signals import audience, tapped_by, true_signals
+from kozyr.games.khozor_teams.standing import standing
 from kozyr.games.khozor_teams.texts import PHASE_NAMES, REASONS, SIGNAL_NAMES, TURN_KIND_NAMES
 from kozyr.games.khozor_teams.views import VIEW_KEYS, redact, view
 
