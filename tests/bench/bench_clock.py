@@ -71,6 +71,11 @@ from tests.bench.bench_table import (
 )
 
 TURN_SECONDS = 10
+STAGES = {
+    "fired": "NATS stored the fired timer",
+    "received": "the clock took it",
+    "answered": "ExpireTurn answered",
+}
 CREATE_CONCURRENCY = 32
 PLAYERS = ["ana", "bogdan", "chiara"]
 
@@ -176,8 +181,8 @@ async def _version(url: str) -> tuple[int, ...]:
     return tuple(int(p) for p in version.split("-")[0].split(".")[:2])
 
 
-async def lateness_buckets(port: int) -> dict[float, float]:
-    """The clock's cumulative lateness histogram: upper bound → count."""
+async def lateness_buckets(port: int, stage: str) -> dict[float, float]:
+    """The clock's cumulative lateness histogram of one stage: upper bound → count."""
 
     def scrape() -> str:
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as reply:
@@ -185,7 +190,9 @@ async def lateness_buckets(port: int) -> dict[float, float]:
 
     found: dict[float, float] = {}
     for line in (await asyncio.to_thread(scrape)).splitlines():
-        if line.startswith("kozyr_clock_expiry_lateness_seconds_bucket{"):
+        if line.startswith("kozyr_clock_expiry_lateness_seconds_bucket{") and (
+            f'stage="{stage}"' in line
+        ):
             bound = line.split('le="')[1].split('"')[0]
             found[float(bound)] = float(line.rsplit(" ", 1)[1])
     return found
@@ -280,10 +287,13 @@ async def expiries(args: argparse.Namespace, database_url: str, nats_url: str) -
         print(f"{args.tables} tables opened in {time.perf_counter() - started:.1f} s")
         await asyncio.sleep(args.turn * 1.5)  # warm-up: every table's first turn has run out
         clock_cpu, table_cpu = cpu_seconds(clock.pid), cpu_seconds(table.pid)
-        buckets = await lateness_buckets(metrics)
+        buckets = {stage: await lateness_buckets(metrics, stage) for stage in STAGES}
         start = time.monotonic()
         await asyncio.sleep(args.window)
-        answered = bucket_delta(await lateness_buckets(metrics), buckets)
+        stages = {
+            stage: bucket_delta(await lateness_buckets(metrics, stage), buckets[stage])
+            for stage in STAGES
+        }
         clock_cpu, table_cpu = (
             cpu_seconds(clock.pid) - clock_cpu,
             cpu_seconds(table.pid) - table_cpu,
@@ -303,10 +313,11 @@ async def expiries(args: argparse.Namespace, database_url: str, nats_url: str) -
         f"lateness deadline → TurnEnded stored: p50 {p50 * 1000:.0f} ms, p99 {p99 * 1000:.0f} ms, "
         f"max {max(late) * 1000:.0f} ms; within 1 s: {sum(x <= 1 for x in late) / len(late):.1%}"
     )
-    print(
-        "lateness deadline → ExpireTurn answered (the clock's histogram, bucket bounds): "
-        f"p50 ≤ {bucket_percentile(answered, 0.5)} s, p99 ≤ {bucket_percentile(answered, 0.99)} s"
-    )
+    for stage, counts in stages.items():
+        print(
+            f"lateness deadline → {STAGES[stage]} (the clock's histogram, bucket bounds): "
+            f"p50 ≤ {bucket_percentile(counts, 0.5)} s, p99 ≤ {bucket_percentile(counts, 0.99)} s"
+        )
     print(
         f"CPU per expiry: clock {clock_cpu / len(late) * 1000:.2f} ms "
         f"({clock_cpu / args.window:.0%} of a core), table service "

@@ -65,7 +65,8 @@ class Follower:
             log.error("not a timer: skipped", subject=message.subject)
             return
         if kind == TURN:
-            await self._turns.fired(message.data)
+            stored = message.metadata.timestamp
+            await self._turns.fired(message.data, stored.replace(tzinfo=UTC) if stored else None)
         elif kind == COVER:
             await self._covering.fired(message.data, str(message.metadata.sequence.stream))
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 
 import grpc
 import structlog
@@ -74,12 +74,16 @@ class TurnClock:
     async def table_finished(self, table_id: str) -> None:
         await self._scheduler.cancel(TURN, table_id)
 
-    async def fired(self, payload: bytes) -> bool:
+    async def fired(self, payload: bytes, fired_at: datetime | None = None) -> bool:
         """Expire the turn of a fired timer; True when the default move was played.
 
+        `fired_at` is when NATS stored the fired message (for the lateness metric).
         Transient failures raise (the message is redelivered); final ones are logged.
         """
         timer = TurnTimer.decode(payload)
+        if fired_at is not None:
+            self._observe("fired", timer, fired_at + (self._clock.now() - datetime.now(UTC)))
+        self._observe("received", timer, self._clock.now())
         try:
             answer = await self._tables.table.expire_turn(timer.table_id, timer.turn)
         except grpc.aio.AioRpcError as error:
@@ -93,9 +97,8 @@ class TurnClock:
                 details=error.details(),
             )
             return False
-        lateness = (self._clock.now() - timer.deadline).total_seconds()
+        lateness = self._observe("answered", timer, self._clock.now())
         metrics.EXPIRIES.labels(str(answer.applied).lower()).inc()
-        metrics.EXPIRY_LATENESS.observe(max(0.0, lateness))
         log.info(
             "turn expired" if answer.applied else "turn had moved on",
             table_id=timer.table_id,
@@ -103,3 +106,9 @@ class TurnClock:
             lateness_seconds=round(lateness, 3),
         )
         return bool(answer.applied)
+
+    @staticmethod
+    def _observe(stage: str, timer: TurnTimer, at: datetime) -> float:
+        lateness = (at - timer.deadline).total_seconds()
+        metrics.EXPIRY_LATENESS.labels(stage).observe(max(0.0, lateness))
+        return lateness
