@@ -40,6 +40,10 @@ SCHEDULER_HEADER = "Nats-Scheduler"
 
 _KEY = re.compile(r"[A-Za-z0-9_-]+")
 
+MAX_AGE_SECONDS = 2 * 24 * 3600
+"""The stream forgets a message after two days: fired timers (one per key, acknowledged
+long ago) do not pile up, and no timer may be set further ahead than that."""
+
 
 class SchedulesUnsupported(RuntimeError):
     """The NATS server cannot keep message schedules (older than 2.12, or JetStream off)."""
@@ -105,6 +109,7 @@ class ScheduleStreamSpec:
             "subjects": [f"{self.root}.clock.schedule.>", fire_filter(self.root)],
             "allow_msg_schedules": True,
             "max_msgs_per_subject": 1,
+            "max_age": MAX_AGE_SECONDS * 1_000_000_000,
             "storage": "file",
             "num_replicas": self.replicas,
         }
@@ -143,7 +148,8 @@ class MessageScheduler:
 
     async def schedule(self, kind: str, key: str, at: datetime, payload: bytes) -> None:
         """Fire `payload` on `fire_subject(kind, key)` at `at`, replacing any pending timer
-        of the same key (a time in the past fires at once)."""
+        of the same key (a time in the past fires at once; at most `MAX_AGE_SECONDS`
+        ahead)."""
         headers = {
             SCHEDULE_HEADER: schedule_time(at),
             TARGET_HEADER: fire_subject(kind, key, self.root),

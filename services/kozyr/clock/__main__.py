@@ -1,4 +1,8 @@
-"""`python -m kozyr.clock`: the clock service process (stops gracefully on SIGTERM)."""
+"""`python -m kozyr.clock`: the clock service process (stops gracefully on SIGTERM).
+
+It waits for NATS before serving. Exit codes: 2 bad settings, 3 a NATS server without
+message schedules (older than 2.12).
+"""
 
 from __future__ import annotations
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-import nats
 from nats.aio.client import Client as NatsClient
 
 from kozyr.api.clock.v1 import clock_service_pb2, clock_service_pb2_grpc
+from kozyr.bus.connection import ConnectionState, connect_when_reachable
 from kozyr.bus.consumers import DurableConsumer
 from kozyr.bus.schedules import (
     MessageScheduler,
@@ -34,7 +34,14 @@ from kozyr.clock.tables import TableCaller
 from kozyr.clock.timing import Clock, SystemClock
 from kozyr.clock.turns import TurnClock
 from kozyr.clock.voice import VoiceRooms
-from kozyr.runtime import AuthPolicy, GrpcServer, ServiceSpec, Settings, service_full_name
+from kozyr.runtime import (
+    AuthPolicy,
+    GrpcServer,
+    ServiceSpec,
+    Settings,
+    get_logger,
+    service_full_name,
+)
 from kozyr.runtime.auth import Role
 
 SERVICE_NAME = service_full_name(clock_service_pb2, "ClockService")
@@ -79,11 +86,12 @@ class ClockService:
 
     async def start(self) -> int:
         """Connect to NATS, set up its streams and consumers, serve; returns the gRPC port."""
-        nc = self._nc = await nats.connect(
-            servers=self.settings.nats_servers,
+        # Nothing the clock does works without NATS: wait for it (one warning while it
+        # is unreachable), then serve; afterwards nats-py reconnects by itself.
+        nc = self._nc = await connect_when_reachable(
+            self.settings.nats_servers,
             name=f"kozyr-clock-{self.root}",
-            max_reconnect_attempts=-1,
-            reconnect_time_wait=1,
+            state=ConnectionState(get_logger("kozyr.clock"), "NATS"),
         )
         js = nc.jetstream()
         await ensure_schedule_stream(nc, ScheduleStreamSpec(self.root))
