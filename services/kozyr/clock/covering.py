@@ -13,6 +13,7 @@ covered seat back by acting at the table (the table records the change with his 
 
 from __future__ import annotations
 
+import asyncio
 import json
 from datetime import datetime, timedelta
 
@@ -24,7 +25,7 @@ from kozyr.bus.schedules import MessageScheduler
 from kozyr.clock import metrics
 from kozyr.clock.presence import PresenceBook, has_presence
 from kozyr.clock.seating import SeatIndex
-from kozyr.clock.tables import TableCaller
+from kozyr.clock.tables import CALL_SECONDS, TableCaller
 from kozyr.clock.timing import Clock
 
 COVER = "cover"
@@ -102,9 +103,13 @@ class Covering:
 
     async def _cover(self, player_id: str, table_id: str, seat: int, tag: str) -> int:
         try:
-            answer = await self._tables.table.set_seat_control(
-                table_id, seat, seats_pb2.SEAT_CONTROL_COMPUTER, request_id=f"cover-{seat}-{tag}"
-            )
+            async with asyncio.timeout(CALL_SECONDS):
+                answer = await self._tables.table.set_seat_control(
+                    table_id,
+                    seat,
+                    seats_pb2.SEAT_CONTROL_COMPUTER,
+                    request_id=f"cover-{seat}-{tag}",
+                )
         except grpc.aio.AioRpcError as error:
             if error.code() not in GONE_CODES:
                 raise

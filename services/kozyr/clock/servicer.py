@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
 from datetime import timedelta
 from typing import Any
@@ -15,7 +16,7 @@ from kozyr.api.clock.v1 import clock_service_pb2_grpc as pb_grpc
 from kozyr.clock import texts
 from kozyr.clock.covering import Covering
 from kozyr.clock.presence import PresenceBook, has_presence
-from kozyr.clock.tables import TableCaller
+from kozyr.clock.tables import CALL_SECONDS, TableCaller
 from kozyr.clock.timing import Clock
 from kozyr.clock.voice import VoiceRooms
 from kozyr.runtime.auth import Role, current_principal
@@ -89,7 +90,10 @@ class ClockServicer(pb_grpc.ClockServiceServicer):
     async def _table_view(self, table_id: str) -> Any:
         """The table's public view (seats, finished), asked as the clock service."""
         try:
-            return await self._tables.table.get_table(table_id)
+            async with asyncio.timeout(CALL_SECONDS):
+                return await self._tables.table.get_table(table_id)
+        except TimeoutError:
+            raise texts.table_service_unavailable() from None
         except grpc.aio.AioRpcError as error:
             if error.code() == grpc.StatusCode.NOT_FOUND:
                 raise texts.table_not_found(table_id) from None

@@ -13,6 +13,10 @@ from kozyr.client import TableClient
 from kozyr.runtime.auth import AUTHORIZATION_KEY, Role, TokenMinter
 
 SERVICE_SUBJECT = "clock"
+CALL_SECONDS = 4.0
+"""A call to the table service is given up after this (and the timer redelivered): less
+than the consumers' ack_wait, so a hung table service never holds a timer longer than
+JetStream would before handing it to another replica."""
 
 
 class TableCaller:

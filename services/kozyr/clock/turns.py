@@ -12,6 +12,7 @@ for a turn that was answered in time.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -21,7 +22,7 @@ import structlog
 
 from kozyr.bus.schedules import MessageScheduler
 from kozyr.clock import metrics
-from kozyr.clock.tables import TableCaller
+from kozyr.clock.tables import CALL_SECONDS, TableCaller
 from kozyr.clock.timing import Clock
 
 TURN = "turn"
@@ -85,7 +86,8 @@ class TurnClock:
             self._observe("fired", timer, fired_at + (self._clock.now() - datetime.now(UTC)))
         self._observe("received", timer, self._clock.now())
         try:
-            answer = await self._tables.table.expire_turn(timer.table_id, timer.turn)
+            async with asyncio.timeout(CALL_SECONDS):
+                answer = await self._tables.table.expire_turn(timer.table_id, timer.turn)
         except grpc.aio.AioRpcError as error:
             if error.code() not in FINAL_CODES:
                 raise
