@@ -49,6 +49,11 @@ class Role(StrEnum):
 
 ALL_ROLES: frozenset[Role] = frozenset(Role)
 
+BOTS_SUBJECT = "bots"
+"""The `sub` of the bots service's service tokens. The table service recognises the bots
+by it and holds them to the seats a computer plays (docs/api.md §2): a bot never sees a
+person's hand, by construction rather than by the bots service's good manners."""
+
 
 @dataclass(frozen=True, slots=True)
 class Principal:
@@ -61,6 +66,11 @@ class Principal:
     @property
     def is_admin(self) -> bool:
         return self.role is Role.ADMIN
+
+    @property
+    def is_bots(self) -> bool:
+        """The bots service: a service that may see and act only for computer seats."""
+        return self.role is Role.SERVICE and self.subject == BOTS_SUBJECT
 
     def require(self, *roles: Role) -> Principal:
         """Self if the role is one of `roles`, else PermissionDenied (for handler checks)."""

@@ -1,8 +1,10 @@
 """Who may see and act for which seat (DESIGN.md §6, RULES.md "what every seat may know").
 
 Players see and act only for their own seat; a player who is not seated is a
-spectator. Services (bots, clock) may read any seat's view — a bot asks for its seat's
-view, never for hidden state — and act only for seats a computer plays. Admins
+spectator. Services (matchmaking, clock) may read any seat's view and act only for seats a
+computer plays. The bots service (a service token whose subject is `BOTS_SUBJECT`) may
+not even read a seat a person plays: it sees a seat's view only while a computer plays
+it, so no bot can peek at a person's hand. Admins
 (moderators) may read and act for any seat and read unredacted history.
 """
 
@@ -26,7 +28,12 @@ def viewer_seat(principal: Principal, table: Table, requested: int | None) -> in
         if requested is not None and requested != own:
             raise texts.not_your_seat()
         return own
-    return None if requested is None else _check_range(table, requested)
+    if requested is None:
+        return None
+    seat = _check_range(table, requested)
+    if principal.is_bots and table.control[seat] is not SeatControl.COMPUTER:
+        raise texts.seat_not_computer(seat)
+    return seat
 
 
 def claimed_seat(principal: Principal, table: Table, requested: int | None) -> int:

@@ -129,9 +129,12 @@ def seat_not_computer(seat: int) -> PermissionDenied:
     return PermissionDenied(
         "SEAT_NOT_COMPUTER",
         {
-            "en": f"Seat {seat} is played by a person: a service may not act for it.",
-            "ro": f"Locul {seat} este jucat de o persoană: un serviciu nu poate juca pentru el.",
-            "it": f"Il posto {seat} è giocato da una persona: un servizio non può giocarlo.",
+            "en": f"Seat {seat} is played by a person: a service may not act for it, "
+            "nor the bots see it.",
+            "ro": f"Locul {seat} este jucat de o persoană: un serviciu nu poate juca "
+            "pentru el, iar roboții nu îl pot vedea.",
+            "it": f"Il posto {seat} è giocato da una persona: un servizio non può "
+            "giocarlo, né i bot vederlo.",
         },
     )
 

@@ -12,7 +12,7 @@ import pytest
 from kozyr.api.common.v1 import games_pb2
 from kozyr.api.table.v1 import table_service_pb2 as pb
 from kozyr.client import TableClient
-from kozyr.runtime.auth import Role
+from kozyr.runtime.auth import BOTS_SUBJECT, Role
 from kozyr.runtime.errors import error_details
 from kozyr.table.app import Actor
 from kozyr.tables.repository import stream_of
@@ -95,13 +95,13 @@ async def test_history_is_redacted_by_role_and_seat(table_service: RunningTableS
     bogdan = await _history(target, "bogdan", Role.PLAYER, table_id)
 
     # A service without a seat gets the spectator's history: no hidden card at all.
-    service = await _history(target, "bots", Role.SERVICE, table_id)
+    service = await _history(target, "matchmaker", Role.SERVICE, table_id)
     assert _history_text(service) == _history_text(spectator)
     shown = set(CARD.findall(json.dumps(_history_text(service))))
     assert not shown & {card for hand in hands for card in hand}
 
     # A seat named by an admin or a service: that seat's history, its own cards only.
-    for subject, role in (("moderator", Role.ADMIN), ("bots", Role.SERVICE)):
+    for subject, role in (("moderator", Role.ADMIN), ("matchmaker", Role.SERVICE)):
         for_seat = await _history(target, subject, role, table_id, seat=1)
         assert _history_text(for_seat) == _history_text(bogdan), f"{role.value} seat 1"
         seen = set(CARD.findall(json.dumps(_history_text(for_seat))))
@@ -138,3 +138,34 @@ async def test_expire_turn_of_a_turn_that_is_not_open_changes_nothing(
         assert outcome.table.version == head.version
         assert await app.store.head(stream_of(table_id)) == head, f"turn {stale} appended"
     assert (await app.expire_turn(table_id, now, clock)).applied, "the open turn expires"
+
+
+# --------------------------------------------------------------------------- the bots
+
+
+async def test_the_bots_see_and_act_only_for_computer_seats(
+    table_service: RunningTableService,
+) -> None:
+    """No peeking (issue 11): the bots identity reads a seat only while a computer plays it;
+    another service still reads any seat."""
+    async with TableClient(table_service.target, token("matchmaker", Role.SERVICE)) as service:
+        created = await service.create_table(games_pb2.GAME_THREE_FIVE_EIGHT, ["ana", None, None])
+        table_id = created.table_id
+        assert len((await service.get_table(table_id, seat=0)).three_five_eight.hand) == 6
+    async with TableClient(table_service.target, token(BOTS_SUBJECT, Role.SERVICE)) as bots:
+        for read in (bots.get_table(table_id, seat=0), bots.history(table_id, seat=0)):
+            with pytest.raises(grpc.aio.AioRpcError) as caught:
+                await read
+            assert caught.value.code() == grpc.StatusCode.PERMISSION_DENIED
+            assert error_details(caught.value).reason == "SEAT_NOT_COMPUTER"
+        stream = bots.watch(table_id, seat=0)
+        with pytest.raises(grpc.aio.AioRpcError) as caught:
+            await anext(stream)
+        await stream.aclose()
+        assert error_details(caught.value).reason == "SEAT_NOT_COMPUTER"
+        computer = await bots.get_table(table_id, seat=1)
+        assert computer.seat == 1
+        assert len(computer.three_five_eight.hand) == 6
+        spectator = await bots.get_table(table_id)
+        assert not spectator.HasField("seat")
+        assert not spectator.three_five_eight.hand

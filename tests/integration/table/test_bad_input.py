@@ -178,7 +178,7 @@ def fixed_callers() -> tuple[tuple[Caller, ...], ...]:
     long_ago = datetime.now(UTC) - timedelta(days=2)
     seated = [_bearer(p, Role.PLAYER) for p in THREE_FIVE_EIGHT_PLAYERS + KHOZOR_PLAYERS]
     unseated = [_bearer(s, Role.PLAYER) for s in ("stranger", "ана-😀", "x" * 500)]
-    services = [_bearer("bots", Role.SERVICE), _bearer("bots\x00", Role.SERVICE)]
+    services = [_bearer("matchmaker", Role.SERVICE), _bearer("bots\x00", Role.SERVICE)]
     admins = [_bearer("moderator", Role.ADMIN), _bearer("mod\x00erator", Role.ADMIN)]
     refused = [
         Caller("anonymous", None),
