@@ -146,6 +146,16 @@ class Settings(BaseSettings):
         description="Tests only: the clock service runs this far ahead of the wall clock, so "
         "every deadline fires this much early (time skipping). 0 in production.",
     )
+    bots_think_seconds: float = Field(
+        1.5,
+        ge=0,
+        description="The bots service: how long a computer seat waits before its move "
+        "(human-like pacing); 0 in tests and benchmarks.",
+    )
+    bots_level: Literal["easy", "normal"] = Field(
+        "normal",
+        description="The bots service: how every computer seat plays (docs/bots.md).",
+    )
     livekit_url: str | None = Field(None, description="The LiveKit server clients join (wss://).")
     livekit_api_key: str | None = Field(None, description="LiveKit API key (token issuer).")
     livekit_api_secret: SecretStr | None = Field(None, description="LiveKit API secret.")

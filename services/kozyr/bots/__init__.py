@@ -1,0 +1,1 @@
+"""The bots service: computer players that act through the table API, see only their seat."""

@@ -1,0 +1,34 @@
+"""`python -m kozyr.bots`: the bots service process (stops gracefully on SIGTERM).
+
+It waits for NATS before serving. Exit code 2: bad settings.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+
+from kozyr.bots.service import REQUIRED_SETTINGS, BotsService
+from kozyr.runtime import SettingsError, configure_logging_for, get_logger, load_settings
+
+
+async def run() -> None:
+    settings = load_settings(required=REQUIRED_SETTINGS)
+    configure_logging_for(settings)
+    service = BotsService(settings)
+    port = await service.start()
+    get_logger("kozyr.bots").info("bots service ready", port=port)
+    await service.run_until_signal()
+
+
+def main() -> int:
+    try:
+        asyncio.run(run())
+    except SettingsError as error:
+        print(f"kozyr.bots: {error}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

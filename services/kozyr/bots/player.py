@@ -1,0 +1,108 @@
+"""Acting on public `TurnStarted` events: one move per computer turn, never two.
+
+A `TurnStarted` names the seats that may act and who controls each of them. For the
+first computer-controlled one (a Khözör confirmation may be open to several seats; one
+answer ends the turn) the bot waits `think_seconds`, reads that seat's view with the
+bots token (the table refuses it a person's seat), and submits one move with
+`request_id = bots:<table>:<turn>:<seat>` and `expected_version` = the view's version.
+
+Why no second move is ever made: SubmitAction is idempotent per request id (a
+redelivered event, a restarted process or a second replica that sends the same move
+again gets the first answer, the move applied once), and a bot acts only while the view
+still shows the event's turn open for its seat — an old event finds the turn moved on
+and does nothing. A turn whose control changes (a seat covered, or retaken by its
+player) ends "superseded" and starts again with the same number and the new control, so
+its new `TurnStarted` is all the bots need; a bot move racing a retake is refused by the
+table (STALE_VERSION or SEAT_NOT_COMPUTER), never applied on top of it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import grpc
+import structlog
+from google.protobuf.message import DecodeError
+from nats.aio.msg import Msg
+
+from kozyr.api.common.v1 import seats_pb2
+from kozyr.api.table.v1 import events_pb2
+from kozyr.bots.levels import Level, NoMove, choose
+from kozyr.client.caller import ServiceCaller
+
+CALL_SECONDS = 4.0
+"""A call to the table service is given up after this and the event redelivered: less
+than the consumer's ack_wait."""
+ATTEMPTS = 3
+"""Reads and submissions per event when the table moves on under the bot (a signal
+toggled by a teammate, a control change): then the event is redelivered."""
+DONE_CODES = (
+    grpc.StatusCode.PERMISSION_DENIED,  # the seat is a person's again
+    grpc.StatusCode.NOT_FOUND,
+    grpc.StatusCode.ALREADY_EXISTS,  # this request id already made a move
+)
+
+log = structlog.get_logger("kozyr.bots")
+
+
+def request_id(table_id: str, turn: int, seat: int) -> str:
+    """The one request id of a bot's move: the same for every delivery and replica."""
+    return f"bots:{table_id}:{turn}:{seat}"
+
+
+class Player:
+    """Plays the computer seats of every table, one `TurnStarted` at a time."""
+
+    def __init__(self, tables: ServiceCaller, level: Level, think_seconds: float) -> None:
+        self._tables = tables
+        self._level = level
+        self._think = think_seconds
+
+    async def public_event(self, message: Msg) -> None:
+        try:
+            event = events_pb2.PublicTableEvent.FromString(message.data)
+        except DecodeError:
+            log.error("not a public table event: skipped", subject=message.subject)
+            return
+        if event.WhichOneof("event") != "turn_started":
+            return
+        started = event.turn_started
+        computer = [s.seat for s in started.seats if s.control == seats_pb2.SEAT_CONTROL_COMPUTER]
+        if computer:
+            await self.play(event.table_id, started.number, min(computer))
+
+    async def play(self, table_id: str, turn: int, seat: int) -> bool:
+        """Make the seat's move of this turn; True when this call's move was applied."""
+        if self._think:
+            await asyncio.sleep(self._think)
+        for _ in range(ATTEMPTS):
+            try:
+                async with asyncio.timeout(CALL_SECONDS):
+                    return await self._attempt(table_id, turn, seat)
+            except grpc.aio.AioRpcError as error:
+                if error.code() in DONE_CODES:
+                    log.info("bot turn over", table_id=table_id, turn=turn, seat=seat,
+                             code=error.code().name)  # fmt: skip
+                    return False
+                if error.code() is not grpc.StatusCode.ABORTED:
+                    raise
+        raise RuntimeError(f"table {table_id} kept moving under the bot of seat {seat}")
+
+    async def _attempt(self, table_id: str, turn: int, seat: int) -> bool:
+        view = await self._tables.table.get_table(table_id, seat=seat)
+        if view.finished or view.turn.number != turn or seat not in view.turn.seats:
+            return False
+        try:
+            action = choose(view, self._level)
+        except NoMove:
+            return False
+        answer = await self._tables.table.submit(
+            table_id,
+            action,
+            request_id=request_id(table_id, turn, seat),
+            expected_version=view.version,
+            seat=seat,
+        )
+        log.info("bot moved", table_id=table_id, turn=turn, seat=seat,
+                 move=action.WhichOneof("action"), duplicate=answer.duplicate)  # fmt: skip
+        return not answer.duplicate

@@ -1,0 +1,92 @@
+"""The bots service assembled: NATS (public table events), the table client as the bots
+identity, and a gRPC server for health and metrics only.
+
+`python -m kozyr.bots` runs one; tests start the same code as a process. Every replica
+is alike: they share one durable consumer of the public `TurnStarted` events, and
+nothing a bot knows lives in a process (it reads its seat's view at each turn).
+
+Catching up at start: the durable consumer redelivers every event not yet acknowledged
+(a turn started while no bots process ran, or one a killed replica held), so every open
+computer turn gets its move. What it cannot redeliver is an event acknowledged without a
+move (a table call that failed finally) — the only such case is a table gone
+(NOT_FOUND); the turn's clock then plays the default move at its deadline.
+"""
+
+from __future__ import annotations
+
+from nats.aio.client import Client as NatsClient
+
+from kozyr.bots.levels import Level
+from kozyr.bots.player import Player
+from kozyr.bus.connection import ConnectionState, connect_when_reachable
+from kozyr.bus.consumers import DurableConsumer
+from kozyr.bus.streams import EventStreamSpec, ensure_stream, jetstream_name
+from kozyr.bus.subjects import PUBLIC_CHANNEL, public_filter
+from kozyr.bus.work import MessageWorker
+from kozyr.client.caller import ServiceCaller
+from kozyr.runtime import GrpcServer, Settings, get_logger
+from kozyr.runtime.auth import BOTS_SUBJECT
+
+REQUIRED_SETTINGS = ("nats_url", "jwt_key", "table_target")
+ACK_WAIT = 10.0
+"""Seconds a replica may hold an event before another replica gets it: above the longest
+handling (think_seconds is added to it) of a live replica."""
+CONCURRENCY = 100
+"""Turns played at once by one replica (each waits for its table's answers)."""
+
+
+class BotsService:
+    """One running bots replica. `await start()`, then `await stop()` (or run until signal)."""
+
+    def __init__(self, settings: Settings) -> None:
+        assert settings.table_target is not None, "load_settings(required=...) checks it"
+        self.settings = settings
+        self.root = settings.subject_root
+        self.tables = ServiceCaller(
+            settings.table_target, settings.token_minter(), settings.jwt_ttl_seconds, BOTS_SUBJECT
+        )
+        self.player = Player(self.tables, Level(settings.bots_level), settings.bots_think_seconds)
+        self.server = GrpcServer(settings, [])
+        self._nc: NatsClient | None = None
+        self._worker: MessageWorker | None = None
+
+    async def start(self) -> int:
+        """Connect to NATS, bind the shared consumer, serve health; returns the gRPC port."""
+        nc = self._nc = await connect_when_reachable(
+            self.settings.nats_servers,
+            name=f"kozyr-bots-{self.root}",
+            state=ConnectionState(get_logger("kozyr.bots"), "NATS"),
+        )
+        js = nc.jetstream()
+        await ensure_stream(js, EventStreamSpec(PUBLIC_CHANNEL, self.root))
+        self._worker = MessageWorker(
+            js, self._consumer(), self.player.public_event, concurrency=CONCURRENCY
+        )
+        await self._worker.start()
+        self.server.add_shutdown_hook(self._close)
+        self.server.add_shutdown_hook(self._stop_worker, before_stop=True)
+        return await self.server.start()
+
+    def _consumer(self) -> DurableConsumer:
+        return DurableConsumer(
+            stream=jetstream_name(PUBLIC_CHANNEL, self.root),
+            durable="bots-public",
+            filter_subjects=(public_filter("table", self.root),),
+            ack_wait=ACK_WAIT + self.settings.bots_think_seconds,
+            max_ack_pending=10_000,
+        )
+
+    async def _stop_worker(self) -> None:
+        if self._worker is not None:
+            await self._worker.stop()
+
+    async def _close(self) -> None:
+        await self.tables.close()
+        if self._nc is not None:
+            await self._nc.drain()
+
+    async def stop(self, grace: float | None = None) -> None:
+        await self.server.stop(grace)
+
+    async def run_until_signal(self) -> None:
+        await self.server.run_until_signal()
