@@ -29,8 +29,9 @@ class BotsStack:
     log_dir: Path
     bots: list[BotsServiceProcess] = field(default_factory=list)
 
-    async def start_bots(self) -> BotsServiceProcess:
-        """One more bots replica (think_seconds 0, JSON log at INFO)."""
+    async def start_bots(self, **settings: object) -> BotsServiceProcess:
+        """One more bots replica (think_seconds 0, JSON log at INFO); `settings` are
+        Settings fields (bots_level…)."""
         port = free_port()
         env = service_env(
             self.table.database_url, self.table.nats_url, self.table.subject_root, port
@@ -41,6 +42,7 @@ class BotsStack:
             KOZYR_LOG_FORMAT="json",
             KOZYR_BOTS_THINK_SECONDS="0",
         )
+        env.update({f"KOZYR_{name.upper()}": str(value) for name, value in settings.items()})
         bots = BotsServiceProcess(env, port, self.log_dir / f"bots{len(self.bots)}.log")
         self.bots.append(bots)  # before the await: replicas started at once get their own log
         await bots.start()

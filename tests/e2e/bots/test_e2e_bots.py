@@ -9,7 +9,7 @@ import asyncio
 import contextlib
 import random
 from collections import Counter, defaultdict
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 
 import nats
 import pytest
@@ -29,10 +29,23 @@ pytestmark = pytest.mark.e2e
 GAME_SECONDS = 240.0
 
 
-async def _open(stack: BotsStack) -> str:
+async def _open(
+    stack: BotsStack,
+    game: games_pb2.Game.ValueType = games_pb2.GAME_THREE_FIVE_EIGHT,
+    seats: Sequence[str | None] = ("ana", None, None),
+) -> str:
     async with TableClient(stack.table.target, token("matchmaker", Role.SERVICE)) as service:
-        created = await service.create_table(games_pb2.GAME_THREE_FIVE_EIGHT, ["ana", None, None])
+        created = await service.create_table(game, seats)
     return created.table_id
+
+
+async def _until_finished(stack: BotsStack, table_id: str) -> None:
+    """Watch the table (as a spectator) until its game is over."""
+    async with TableClient(stack.table.target, token("spectator")) as spectator:
+        async with asyncio.timeout(GAME_SECONDS):
+            async for view in spectator.watch(table_id):
+                if view.finished:
+                    return
 
 
 async def _play_person(stack: BotsStack, table_id: str) -> None:
@@ -115,3 +128,19 @@ async def test_two_replicas_and_republished_turns_make_one_move_per_turn(
     await _assert_verified(bots_stack, table_id)
     await _assert_one_move_per_turn(bots_stack, table_id)
     assert all(bots.running for bots in bots_stack.bots)
+
+
+@pytest.mark.parametrize(
+    ("game", "level"),
+    [(games_pb2.GAME_KHOZOR_TEAMS, "normal"), (games_pb2.GAME_THREE_FIVE_EIGHT, "easy")],
+    ids=["khozor-normal", "358-easy"],
+)
+async def test_an_all_computer_table_plays_itself_to_the_end(
+    bots_stack: BotsStack, game: games_pb2.Game.ValueType, level: str
+) -> None:
+    await bots_stack.start_bots(bots_level=level)
+    seats = 8 if game == games_pb2.GAME_KHOZOR_TEAMS else 3
+    table_id = await _open(bots_stack, game, [None] * seats)
+    await _until_finished(bots_stack, table_id)
+    await _assert_verified(bots_stack, table_id)
+    await _assert_one_move_per_turn(bots_stack, table_id)
