@@ -144,3 +144,26 @@ async def test_an_all_computer_table_plays_itself_to_the_end(
     await _until_finished(bots_stack, table_id)
     await _assert_verified(bots_stack, table_id)
     await _assert_one_move_per_turn(bots_stack, table_id)
+
+
+async def _until_version(stack: BotsStack, table_id: str, version: int) -> None:
+    async with TableClient(stack.table.target, token("spectator")) as spectator:
+        async with asyncio.timeout(GAME_SECONDS):
+            async for view in spectator.watch(table_id):
+                if view.version >= version:
+                    return
+
+
+async def test_the_bots_sigkilled_mid_game_and_restarted_resume_without_a_double_move(
+    bots_stack: BotsStack,
+) -> None:
+    """The killed process held its event unacknowledged: JetStream redelivers it to the
+    restarted one after ack_wait, and the game goes on from the turn it stopped at."""
+    bots = await bots_stack.start_bots(bots_level="easy")
+    table_id = await _open(bots_stack, games_pb2.GAME_THREE_FIVE_EIGHT, [None, None, None])
+    await _until_version(bots_stack, table_id, 300)
+    bots.kill()
+    await bots.start()
+    await _until_finished(bots_stack, table_id)
+    await _assert_verified(bots_stack, table_id)
+    await _assert_one_move_per_turn(bots_stack, table_id)
