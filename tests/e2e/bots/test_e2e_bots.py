@@ -57,9 +57,10 @@ async def _play_person(stack: BotsStack, table_id: str) -> None:
     await play_table([ana], GAME_SECONDS)
 
 
-async def _assert_one_move_per_turn(stack: BotsStack, table_id: str) -> int:
+async def _assert_one_move_per_turn(stack: BotsStack, table_id: str, killed: int = 0) -> int:
     """Each bot request id made one append (its events are one block of versions), one
-    seat per turn; the applied moves in the logs are exactly those request ids."""
+    seat per turn; the applied moves in the logs are those request ids (a process killed
+    between a move and its log line leaves one out)."""
     events = await stored_events(stack.table.database_url, table_id)
     versions: defaultdict[str, list[int]] = defaultdict(list)
     for event in events:
@@ -74,7 +75,7 @@ async def _assert_one_move_per_turn(stack: BotsStack, table_id: str) -> int:
     applied = [m for m in stack.moves() if m["table_id"] == table_id and not m["duplicate"]]
     applied_turns = Counter(m["turn"] for m in applied)
     assert max(applied_turns.values()) == 1, "a turn got two applied bot moves"
-    assert len(applied) == len(versions)
+    assert len(versions) - killed <= len(applied) <= len(versions)
     return len(versions)
 
 
@@ -166,4 +167,4 @@ async def test_the_bots_sigkilled_mid_game_and_restarted_resume_without_a_double
     await bots.start()
     await _until_finished(bots_stack, table_id)
     await _assert_verified(bots_stack, table_id)
-    await _assert_one_move_per_turn(bots_stack, table_id)
+    await _assert_one_move_per_turn(bots_stack, table_id, killed=1)
