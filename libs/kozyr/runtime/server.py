@@ -115,7 +115,7 @@ class GrpcServer:
             LoggingInterceptor(quiet_methods=quiet_methods),
             ErrorInterceptor(),
             self.admission,
-            DeadlineInterceptor(),
+            DeadlineInterceptor(settings.grpc_deadline_margin_seconds),
             AuthInterceptor(policy, verifier),
             *interceptors,
         ]

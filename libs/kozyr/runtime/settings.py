@@ -111,6 +111,12 @@ class Settings(BaseSettings):
         description="New calls gRPC holds until a handler is free to admit or refuse them: a "
         "burst waits here instead of being cancelled (gRPC's own default is 1,000).",
     )
+    grpc_deadline_margin_seconds: float = Field(
+        0.05,
+        ge=0,
+        description="A unary handler is stopped this long before the caller's deadline, so "
+        "the caller gets the server's DEADLINE_EXCEEDED rather than its own timeout.",
+    )
 
     database_connect_timeout_seconds: float = Field(
         5.0, gt=0, description="Opening a database connection."

@@ -56,7 +56,11 @@ class Running:
 
 
 async def start_service(
-    postgres: EmbeddedPostgres, nats_url: str, subject_root: str, store_seconds: float
+    postgres: EmbeddedPostgres,
+    nats_url: str,
+    subject_root: str,
+    store_seconds: float,
+    deadline_margin_seconds: float = 0.05,
 ) -> Running:
     database_url = postgres.url()
     await migrate(database_url)
@@ -72,6 +76,7 @@ async def start_service(
         database_connect_timeout_seconds=store_seconds,
         database_acquire_timeout_seconds=store_seconds,
         database_statement_timeout_seconds=store_seconds,
+        grpc_deadline_margin_seconds=deadline_margin_seconds,
     )
     service = TableService(settings)
     port = await service.start()
@@ -93,7 +98,11 @@ async def patient(
     postgres: EmbeddedPostgres, nats_url: str, subject_root: str
 ) -> AsyncIterator[Running]:
     """A service whose database calls would wait longer than any caller."""
-    running = await start_service(postgres, nats_url, subject_root, PATIENT_STORE_SECONDS)
+    # The server's own bound comes a whole second before the caller's deadline: on a
+    # loaded machine a 50 ms margin can lose the race to the caller's timeout.
+    running = await start_service(
+        postgres, nats_url, subject_root, PATIENT_STORE_SECONDS, deadline_margin_seconds=1.0
+    )
     yield running
     await running.service.stop(0)
 
