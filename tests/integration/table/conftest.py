@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from typing import Any
 
 import pytest
 
 from kozyr.eventstore import migrate
-from kozyr.runtime import load_settings
+from kozyr.runtime import Settings, load_settings
 from kozyr.table.service import TableService
 from tests.support.tables import JWT_KEY
 
@@ -19,24 +21,42 @@ class RunningTableService:
     target: str
 
 
+def table_settings(
+    database_url: str, nats_url: str, subject_root: str, **overrides: Any
+) -> Settings:
+    """The settings every in-process table service of these tests starts from."""
+    values: dict[str, Any] = {
+        "database_url": database_url,
+        "nats_url": nats_url,
+        "subject_root": subject_root,
+        "jwt_key": JWT_KEY,
+        "grpc_host": "127.0.0.1",
+        "grpc_port": 0,
+        "shutdown_grace_seconds": 1,
+        "log_level": "WARNING",
+    }
+    return load_settings(**(values | overrides))
+
+
+@contextlib.asynccontextmanager
+async def running_table_service(
+    database_url: str, nats_url: str, subject_root: str, **overrides: Any
+) -> AsyncIterator[RunningTableService]:
+    """Migrate the database, start the service on a free port; always stop it."""
+    await migrate(database_url)
+    service = TableService(table_settings(database_url, nats_url, subject_root, **overrides))
+    port = await service.start()
+    try:
+        yield RunningTableService(service, f"127.0.0.1:{port}")
+    finally:
+        await service.stop(0)
+
+
 @pytest.fixture
 async def table_service(
     database_url: str, nats_url: str, subject_root: str
 ) -> AsyncIterator[RunningTableService]:
-    await migrate(database_url)
-    settings = load_settings(
-        database_url=database_url,
-        nats_url=nats_url,
-        subject_root=subject_root,
-        jwt_key=JWT_KEY,
-        grpc_host="127.0.0.1",
-        grpc_port=0,
-        shutdown_grace_seconds=1,
-        log_level="WARNING",
-        metrics_host="127.0.0.1",
-        metrics_port=0,
-    )
-    service = TableService(settings)
-    port = await service.start()
-    yield RunningTableService(service, f"127.0.0.1:{port}")
-    await service.stop(0)
+    async with running_table_service(
+        database_url, nats_url, subject_root, metrics_host="127.0.0.1", metrics_port=0
+    ) as running:
+        yield running

@@ -25,10 +25,10 @@ from kozyr.eventstore import migrate
 from kozyr.infra import EmbeddedPostgres
 from kozyr.runtime.auth import Role
 from kozyr.runtime.errors import error_details
-from kozyr.runtime.settings import load_settings
 from kozyr.table.service import SERVICE_NAME, TableService
 from kozyr.tables.repository import stream_of
-from tests.support.tables import JWT_KEY, token
+from tests.integration.table.conftest import table_settings
+from tests.support.tables import token
 
 pytestmark = pytest.mark.integration
 
@@ -64,15 +64,10 @@ async def start_service(
 ) -> Running:
     database_url = postgres.url()
     await migrate(database_url)
-    settings = load_settings(
-        database_url=database_url,
-        nats_url=nats_url,
-        subject_root=subject_root,
-        jwt_key=JWT_KEY,
-        grpc_host="127.0.0.1",
-        grpc_port=0,
-        shutdown_grace_seconds=1,
-        log_level="WARNING",
+    settings = table_settings(
+        database_url,
+        nats_url,
+        subject_root,
         database_connect_timeout_seconds=store_seconds,
         database_acquire_timeout_seconds=store_seconds,
         database_statement_timeout_seconds=store_seconds,

@@ -15,14 +15,13 @@ from kozyr.api.common.v1 import games_pb2
 from kozyr.api.table.v1 import table_service_pb2 as pb
 from kozyr.api.table.v1 import table_service_pb2_grpc as pb_grpc
 from kozyr.eventstore import migrate
-from kozyr.runtime import load_settings
 from kozyr.runtime.auth import Role
 from kozyr.runtime.errors import error_details
 from kozyr.runtime.interceptors import REQUEST_ID_KEY, call_metadata
 from kozyr.table.service import SERVICE_NAME, TableService
 from kozyr.tables.repository import stream_of
-from tests.integration.table.conftest import RunningTableService
-from tests.support.tables import JWT_KEY, token
+from tests.integration.table.conftest import RunningTableService, table_settings
+from tests.support.tables import token
 
 pytestmark = pytest.mark.integration
 
@@ -47,16 +46,8 @@ async def _unavailable_because_unmigrated(call: object) -> None:
 async def test_an_unmigrated_database_is_not_serving_until_it_is_migrated(
     database_url: str, nats_url: str, subject_root: str
 ) -> None:
-    settings = load_settings(
-        database_url=database_url,  # a fresh, empty database: the migration has not run
-        nats_url=nats_url,
-        subject_root=subject_root,
-        jwt_key=JWT_KEY,
-        grpc_host="127.0.0.1",
-        grpc_port=0,
-        shutdown_grace_seconds=1,
-        log_level="WARNING",
-    )
+    # A fresh, empty database: the migration has not run.
+    settings = table_settings(database_url, nats_url, subject_root)
     service = TableService(settings)
     service.schema.interval = 0.05
     port = await service.start()

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import Any
 
@@ -18,46 +18,24 @@ from structlog.testing import capture_logs
 
 from kozyr.api.common.v1 import games_pb2
 from kozyr.client import TableClient
-from kozyr.eventstore import PostgresEventStore, RecordedEvent, migrate
+from kozyr.eventstore import PostgresEventStore, RecordedEvent
 from kozyr.infra import EmbeddedNats, free_port
-from kozyr.runtime import load_settings
 from kozyr.runtime.auth import Role
 from kozyr.table.app import Actor, TableApp
-from kozyr.table.service import TableService
 from tests.e2e.published import published_events, wait_until_relayed
-from tests.support.tables import JWT_KEY, token
+from tests.integration.table.conftest import RunningTableService, running_table_service
+from tests.support.tables import token
 
 pytestmark = pytest.mark.integration
 
 PLAYERS = ["ana", "bogdan", "chiara"]
 
 
-@contextlib.asynccontextmanager
-async def running(
+def running(
     database_url: str, nats_url: str, subject_root: str
-) -> AsyncIterator[TableService]:
-    await migrate(database_url)
-    settings = load_settings(
-        database_url=database_url,
-        nats_url=nats_url,
-        subject_root=subject_root,
-        jwt_key=JWT_KEY,
-        grpc_host="127.0.0.1",
-        grpc_port=0,
-        shutdown_grace_seconds=1,
-        log_level="WARNING",
-        watch_poll_seconds=0.2,
-    )
-    service = TableService(settings)
-    await service.start()
-    try:
-        yield service
-    finally:
-        await service.stop(0)
-
-
-def target(service: TableService) -> str:
-    return f"127.0.0.1:{service.server.port}"
+) -> AbstractAsyncContextManager[RunningTableService]:
+    """A table service that polls its watched tables every 0.2 s."""
+    return running_table_service(database_url, nats_url, subject_root, watch_poll_seconds=0.2)
 
 
 async def first_move(client: TableClient, players: dict[str, TableClient], table_id: str) -> int:
@@ -79,10 +57,10 @@ async def test_the_service_serves_without_nats_and_publishes_once_it_comes(
             contextlib.AsyncExitStack() as stack,
         ):
             mm = await stack.enter_async_context(
-                TableClient(target(service), token("mm", Role.SERVICE))
+                TableClient(service.target, token("mm", Role.SERVICE))
             )
             players = {
-                p: await stack.enter_async_context(TableClient(target(service), token(p)))
+                p: await stack.enter_async_context(TableClient(service.target, token(p)))
                 for p in PLAYERS
             }
             table_id = (await mm.create_table(games_pb2.GAME_THREE_FIVE_EIGHT, PLAYERS)).table_id
@@ -112,9 +90,9 @@ async def test_a_watcher_hears_another_replicas_move_through_the_poll(
         other_store = await PostgresEventStore(database_url).open()
         other = TableApp(other_store)
         try:
-            async with TableClient(target(service), token("mm", Role.SERVICE)) as mm:
+            async with TableClient(service.target, token("mm", Role.SERVICE)) as mm:
                 created = await mm.create_table(games_pb2.GAME_THREE_FIVE_EIGHT, PLAYERS)
-                async with TableClient(target(service), token("mod", Role.ADMIN)) as mod:
+                async with TableClient(service.target, token("mod", Role.ADMIN)) as mod:
                     stream = mod.watch(created.table_id)
                     first = await anext(stream)
                     table = await other.load(created.table_id)
@@ -139,9 +117,9 @@ async def test_idle_watchers_replay_nothing(
     """Sixty idle watch streams over tables the cache has evicted: a poll reads no event."""
     tables = 60
     async with running(database_url, nats_url, subject_root) as service:
-        service.app.tables._cache_size = 5  # most watched tables are evicted, as at scale
+        service.service.app.tables._cache_size = 5  # most watched tables are evicted, as at scale
         reads: list[str] = []
-        real_read = service.store.read
+        real_read = service.service.store.read
 
         async def counted_read(stream: str, *args: Any, **kwargs: Any) -> list[RecordedEvent]:
             reads.append(stream)
@@ -150,10 +128,10 @@ async def test_idle_watchers_replay_nothing(
 
         async with contextlib.AsyncExitStack() as stack:
             mm = await stack.enter_async_context(
-                TableClient(target(service), token("mm", Role.SERVICE))
+                TableClient(service.target, token("mm", Role.SERVICE))
             )
             mod = await stack.enter_async_context(
-                TableClient(target(service), token("mod", Role.ADMIN))
+                TableClient(service.target, token("mod", Role.ADMIN))
             )
             ids = [
                 (await mm.create_table(games_pb2.GAME_THREE_FIVE_EIGHT, PLAYERS)).table_id
@@ -162,13 +140,13 @@ async def test_idle_watchers_replay_nothing(
             streams = [mod.watch(t) for t in ids]
             for stream in streams:
                 await anext(stream)  # each watcher has its first view and is now idle
-            service.store.read = counted_read  # type: ignore[method-assign]
+            service.service.store.read = counted_read  # type: ignore[method-assign]
             try:
                 for _ in range(3):
-                    assert await service.poller.poll() == tables
+                    assert await service.service.poller.poll() == tables
                 await asyncio.sleep(1.0)  # and a few of the service's own polls
             finally:
-                service.store.read = real_read  # type: ignore[method-assign]
+                service.service.store.read = real_read  # type: ignore[method-assign]
                 for stream in streams:
                     await stream.aclose()
     assert reads == [], f"idle polls replayed {len(reads)} streams"
