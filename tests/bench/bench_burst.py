@@ -38,7 +38,8 @@ from kozyr.api.common.v1 import games_pb2
 from kozyr.api.table.v1 import table_service_pb2 as pb
 from kozyr.api.table.v1 import table_service_pb2_grpc as pb_grpc
 from kozyr.client import TableClient
-from kozyr.client.table import channel_options
+from kozyr.client.channel import channel_options
+from kozyr.client.table import TABLE_SERVICE
 from kozyr.eventstore import migrate
 from kozyr.runtime.auth import Role
 
@@ -75,7 +76,7 @@ def client_process(burst: Burst) -> tuple[Counter[str], list[float]]:
 
 
 async def _client(burst: Burst) -> tuple[Counter[str], list[float]]:
-    options = channel_options(retry=burst.retry)
+    options = channel_options(retry=burst.retry, services=(TABLE_SERVICE,))
     codes: Counter[str] = Counter()
     seconds: list[float] = []
     metadata = (("authorization", f"Bearer {token('burst-player', Role.PLAYER)}"),)

@@ -3,49 +3,24 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from types import TracebackType
-from typing import Self
-
-import grpc
 
 from kozyr.api.clock.v1 import clock_service_pb2 as pb
 from kozyr.api.clock.v1 import clock_service_pb2_grpc as pb_grpc
-from kozyr.client.table import channel_options
+from kozyr.client.channel import ServiceClient
 
 CLOCK_SERVICE = pb.DESCRIPTOR.services_by_name["ClockService"].full_name
 
 
-class ClockClient:
+class ClockClient(ServiceClient):
     """One channel to a clock service, acting with one token (retries as `TableClient`)."""
+
+    SERVICE = CLOCK_SERVICE
 
     def __init__(
         self, target: str, token: str | None, *, language: str | None = None, retry: bool = True
     ) -> None:
-        self.target = target
-        self._channel = grpc.aio.insecure_channel(
-            target, options=channel_options(retry=retry, services=(CLOCK_SERVICE,))
-        )
+        super().__init__(target, token, language=language, retry=retry)
         self.stub = pb_grpc.ClockServiceStub(self._channel)
-        metadata: list[tuple[str, str]] = []
-        if token is not None:
-            metadata.append(("authorization", f"Bearer {token}"))
-        if language is not None:
-            metadata.append(("accept-language", language))
-        self.metadata = tuple(metadata)
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        await self.close()
-
-    async def close(self) -> None:
-        await self._channel.close()
 
     async def heartbeat(self) -> pb.HeartbeatResponse:
         """I am here (a player's token); send one every `interval` of the answer."""

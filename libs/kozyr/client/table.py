@@ -8,51 +8,18 @@ grpc.aio.AioRpcError; `kozyr.runtime.errors.error_details` reads their reason.
 
 from __future__ import annotations
 
-import json
 import uuid
 from collections.abc import AsyncGenerator, Sequence
-from types import TracebackType
-from typing import Any, Self
 
-import grpc
 from google.protobuf.message import Message
 
 from kozyr.api.common.v1 import games_pb2, seats_pb2
 from kozyr.api.table.v1 import actions_pb2, views_pb2
 from kozyr.api.table.v1 import table_service_pb2 as pb
 from kozyr.api.table.v1 import table_service_pb2_grpc as pb_grpc
-
-RETRYABLE_CODES = ("UNAVAILABLE", "RESOURCE_EXHAUSTED")
-"""What the service answers when it cannot take a call *now* (overloaded, shutting down,
-database unreachable): the same request may be sent again — a write that did reach the
-log before the failure is answered by its request id, never applied twice."""
+from kozyr.client.channel import ServiceClient, retry_service_config
 
 TABLE_SERVICE = pb.DESCRIPTOR.services_by_name["TableService"].full_name
-
-
-def retry_service_config(*services: str) -> dict[str, Any]:
-    """gRPC's own retries (a service config) for every method of `services`.
-
-    gRPC waits a random time up to the backoff (0.2 s, 0.5 s, 1.25 s, 3 s) before each
-    new attempt, so a burst refused at once comes back spread out; five attempts at
-    most, all within the call's own deadline; a stream is retried only until its first
-    response.
-    """
-    return {
-        "methodConfig": [
-            {
-                "name": [{"service": service} for service in services],
-                "retryPolicy": {
-                    "maxAttempts": 5,
-                    "initialBackoff": "0.2s",
-                    "maxBackoff": "3s",
-                    "backoffMultiplier": 2.5,
-                    "retryableStatusCodes": list(RETRYABLE_CODES),
-                },
-            }
-        ]
-    }
-
 
 RETRY_SERVICE_CONFIG = retry_service_config(TABLE_SERVICE)
 """The table client's retry policy. Safe for every TableService method: the writes carry
@@ -60,26 +27,18 @@ a request id and the service answers a repeat with the first result (SubmitActio
 CreateTable, SetSeatControl), ExpireTurn names the turn it ends, the reads change nothing."""
 
 
-def channel_options(
-    *, retry: bool = True, services: Sequence[str] = (TABLE_SERVICE,)
-) -> list[tuple[str, Any]]:
-    """Options of a client channel: the retry policy for `services` (unless `retry=False`)."""
-    if not retry:
-        return [("grpc.enable_retries", 0)]
-    config = json.dumps(retry_service_config(*services))
-    return [("grpc.enable_retries", 1), ("grpc.service_config", config)]
-
-
 def new_request_id() -> str:
     return uuid.uuid4().hex
 
 
-class TableClient:
+class TableClient(ServiceClient):
     """One channel to a table service, acting with one token.
 
     Calls refused with UNAVAILABLE or RESOURCE_EXHAUSTED are retried by gRPC
     (`RETRY_SERVICE_CONFIG`); `retry=False` turns that off (tests of the raw answers).
     """
+
+    SERVICE = TABLE_SERVICE
 
     def __init__(
         self,
@@ -89,29 +48,8 @@ class TableClient:
         language: str | None = None,
         retry: bool = True,
     ) -> None:
-        self.target = target
-        self._channel = grpc.aio.insecure_channel(target, options=channel_options(retry=retry))
+        super().__init__(target, token, language=language, retry=retry)
         self.stub = pb_grpc.TableServiceStub(self._channel)
-        metadata: list[tuple[str, str]] = []
-        if token is not None:
-            metadata.append(("authorization", f"Bearer {token}"))
-        if language is not None:
-            metadata.append(("accept-language", language))
-        self.metadata = tuple(metadata)
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        await self.close()
-
-    async def close(self) -> None:
-        await self._channel.close()
 
     async def create_table(
         self,

@@ -5,7 +5,7 @@
 Opens one channel to TARGET, fires CALLS unary calls of METHOD (empty request, any
 response) at once, each with a 60 s deadline, and prints one JSON line: how many calls
 ended with each status code ("OK" for a success). With --retry, the channel carries
-the Python client's retry policy (kozyr.client.table.channel_options) for SERVICE;
+the Python client's retry policy (kozyr.client.channel.channel_options) for SERVICE;
 without it, retries are off and the server's raw answers are counted.
 """
 
@@ -18,14 +18,15 @@ from collections import Counter
 
 import grpc
 
-from kozyr.client.table import channel_options
+from kozyr.client.channel import channel_options
+from kozyr.client.table import TABLE_SERVICE
 
 DEADLINE_SECONDS = 60.0
 
 
 async def burst(target: str, method: str, calls: int, retry_service: str | None) -> Counter[str]:
     if retry_service is None:
-        options = channel_options(retry=False)
+        options = channel_options(retry=False, services=(TABLE_SERVICE,))
     else:
         options = channel_options(services=[retry_service])
     codes: Counter[str] = Counter()
