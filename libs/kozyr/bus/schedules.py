@@ -162,10 +162,13 @@ class MessageScheduler:
         """Drop the pending timer of (`kind`, `key`), if any: it will not fire."""
         await self._js.purge_stream(self.stream, subject=schedule_subject(kind, key, self.root))
 
-    async def pending(self, kind: str, key: str) -> bool:
-        """True when a timer of (`kind`, `key`) is set and has not fired yet."""
+    async def pending(self, kind: str, key: str) -> bytes | None:
+        """The payload of the timer of (`kind`, `key`) while it is set and has not fired
+        yet; None when there is none."""
         try:
-            await self._js.get_last_msg(self.stream, schedule_subject(kind, key, self.root))
+            message = await self._js.get_last_msg(
+                self.stream, schedule_subject(kind, key, self.root)
+            )
         except NotFoundError:
-            return False
-        return True
+            return None
+        return message.data or b""

@@ -11,6 +11,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import AsyncGenerator, Sequence
 
+import grpc
 from google.protobuf.message import Message
 
 from kozyr.api.common.v1 import games_pb2, seats_pb2
@@ -47,29 +48,31 @@ class TableClient(ServiceClient):
         *,
         language: str | None = None,
         retry: bool = True,
+        interceptors: Sequence[grpc.aio.ClientInterceptor] = (),
     ) -> None:
-        super().__init__(target, token, language=language, retry=retry)
+        super().__init__(target, token, language=language, retry=retry, interceptors=interceptors)
         self.stub = pb_grpc.TableServiceStub(self._channel)
 
     async def create_table(
         self,
         game: games_pb2.Game.ValueType,
-        seats: Sequence[str | None],
+        seats: Sequence[str | pb.SeatAssignment | None],
         *,
         request_id: str | None = None,
         three_five_eight: pb.ThreeFiveEightOptions | None = None,
         khozor_teams: pb.KhozorTeamsOptions | None = None,
         options: Message | None = None,
+        table: pb.TableOptions | None = None,
     ) -> pb.CreateTableResponse:
-        """Open a table; a seat of None is played by a computer. `options`: the game's
-        options message (any game's; `three_five_eight`/`khozor_teams` name two of them)."""
+        """Open a table; a seat is a player id, None for a computer, or a whole
+        `SeatAssignment` (a computer seat with its level). `options`: the game's options
+        message (any game's; `three_five_eight`/`khozor_teams` name two of them);
+        `table`: the table's own options (cover_after, computer level)."""
         request = pb.CreateTableRequest(
             request_id=request_id or new_request_id(),
             game=game,
-            seats=[
-                pb.SeatAssignment(computer=True) if p is None else pb.SeatAssignment(player_id=p)
-                for p in seats
-            ],
+            seats=[_assignment(p) for p in seats],
+            table=table,
         )
         for given in (three_five_eight, khozor_teams, options):
             if given is not None:
@@ -166,6 +169,23 @@ class TableClient(ServiceClient):
             request, metadata=self.metadata
         )
         return response
+
+    async def set_seat_presence(
+        self, table_id: str, seat: int, online: bool, *, request_id: str | None = None
+    ) -> pb.SetSeatPresenceResponse:
+        request = pb.SetSeatPresenceRequest(
+            table_id=table_id, seat=seat, online=online, request_id=request_id or new_request_id()
+        )
+        response: pb.SetSeatPresenceResponse = await self.stub.SetSeatPresence(
+            request, metadata=self.metadata
+        )
+        return response
+
+
+def _assignment(seat: str | pb.SeatAssignment | None) -> pb.SeatAssignment:
+    if isinstance(seat, pb.SeatAssignment):
+        return seat
+    return pb.SeatAssignment(computer=True) if seat is None else pb.SeatAssignment(player_id=seat)
 
 
 def _set_options(request: pb.CreateTableRequest, options: Message) -> None:

@@ -75,9 +75,21 @@ def _field_types(cls: Any) -> dict[str, Any]:
 
 
 def decode_fields(cls: Any, data: Mapping[str, Any]) -> Any:
+    """A dataclass from its JSON fields. A field missing from `data` takes its default:
+    an event stored before the field was added reads as it was meant then."""
     hints = _field_types(cls)
-    kwargs = {f.name: from_json(hints[f.name], data[f.name]) for f in dataclasses.fields(cls)}
+    kwargs = {
+        f.name: from_json(hints[f.name], data[f.name])
+        for f in dataclasses.fields(cls)
+        if f.name in data or not _has_default(f)
+    }
     return cls(**kwargs)
+
+
+def _has_default(field: dataclasses.Field[Any]) -> bool:
+    return (
+        field.default is not dataclasses.MISSING or field.default_factory is not dataclasses.MISSING
+    )
 
 
 def encode_event(event: Any) -> tuple[str, dict[str, Any]]:

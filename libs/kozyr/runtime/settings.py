@@ -160,7 +160,8 @@ class Settings(BaseSettings):
     )
     bots_level: Literal["easy", "normal"] = Field(
         "normal",
-        description="The bots service: how every computer seat plays (docs/bots.md).",
+        description="The bots service: the level of a computer seat whose view names none "
+        "(tables name one for every computer seat: CreateTable's levels, docs/bots.md).",
     )
     livekit_url: str | None = Field(None, description="The LiveKit server clients join (wss://).")
     livekit_api_key: str | None = Field(None, description="LiveKit API key (token issuer).")

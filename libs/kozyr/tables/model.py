@@ -22,6 +22,11 @@ from kozyr.tables.games import UnknownGame, game_by_id
 
 COMPUTER = ""
 """The player id of a seat that a computer plays from the start."""
+COMPUTER_LEVELS = ("easy", "normal", "hard")
+"""How well a computer may play a seat (docs/bots.md); the bots service reads a seat's
+level from its view."""
+DEFAULT_COMPUTER_LEVEL = "normal"
+COVER_AFTER_MAX_SECONDS = 3600
 
 
 class SeatControl(StrEnum):
@@ -40,6 +45,14 @@ class TableCreated:
     game_id: str
     options: dict[str, Any]
     seats: tuple[str, ...]
+    levels: tuple[str, ...] = ()
+    """Per seat, a computer seat's own level ("" for the table's computer_level); empty
+    when no seat has one (and for tables created before levels)."""
+    cover_after_seconds: int = 0
+    """How long a seated player may be offline before he is covered; 0 = the clock's
+    default."""
+    computer_level: str = DEFAULT_COMPUTER_LEVEL
+    """The level of covering computers and of computer seats without their own."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,7 +63,22 @@ class SeatControlChanged:
     control: SeatControl
 
 
-TABLE_EVENTS = registry_of([TableCreated, SeatControlChanged])
+@dataclass(frozen=True, slots=True)
+class SeatPresenceChanged:
+    """The seat's player went offline or came back (the clock service says so).
+
+    Presence is no rule of the game: it changes no turn and no deadline. It is in the
+    log so that every view shows it, every replica agrees on it, and a moderator sees
+    who was away when.
+    """
+
+    seat: int
+    online: bool
+
+
+TABLE_EVENTS = registry_of([TableCreated, SeatControlChanged, SeatPresenceChanged])
+SEAT_EVENTS = (SeatControlChanged, SeatPresenceChanged)
+"""Table events about a seat, not the game: they leave the game's state and turn alone."""
 
 
 class TableSetupError(ValueError):
@@ -110,6 +138,11 @@ class Table:
     control: tuple[SeatControl, ...]
     state: Any
     version: int
+    levels: tuple[str, ...] = ()
+    """Per seat, the level a computer plays it at while computer-controlled."""
+    online: tuple[bool, ...] = ()
+    """Per seat, whether its player is online (a computer seat always is)."""
+    cover_after_seconds: int = 0
     turn_deadline: datetime | None = None
     deals: tuple[DealProof, ...] = ()
     private: tuple[tuple[int, tuple[int, ...]], ...] = ()
@@ -139,6 +172,15 @@ class Table:
     def taps_of(self, seat: int) -> Taps:
         return self.taps[seat] if self.taps else ()
 
+    def level_of(self, seat: int) -> str | None:
+        """The level of the computer playing `seat`; None while a person plays it."""
+        if self.control[seat] is not SeatControl.COMPUTER:
+            return None
+        return self.levels[seat] if self.levels else DEFAULT_COMPUTER_LEVEL
+
+    def is_online(self, seat: int) -> bool:
+        return self.online[seat] if self.online else True
+
     def seat_of(self, player_id: str) -> int | None:
         """The seat of a player at this table, or None for a spectator."""
         return self.seats.index(player_id) if player_id in self.seats else None
@@ -153,8 +195,21 @@ class Table:
         return game_by_id(self.game_id)
 
 
-def validate_setup(game_id: str, options: Mapping[str, Any], seats: Sequence[str]) -> None:
+def validate_setup(
+    game_id: str,
+    options: Mapping[str, Any],
+    seats: Sequence[str],
+    levels: Sequence[str] = (),
+    cover_after_seconds: int = 0,
+    computer_level: str = DEFAULT_COMPUTER_LEVEL,
+) -> None:
     """Refuse a table that could not be played; the reason names the first problem."""
+    _validate_computers(seats, levels, computer_level)
+    if not 0 <= cover_after_seconds <= COVER_AFTER_MAX_SECONDS:
+        raise TableSetupError(
+            f"cover_after_seconds must be between 1 and {COVER_AFTER_MAX_SECONDS} "
+            f"(0: the default), got {cover_after_seconds}"
+        )
     try:
         game = game_by_id(game_id).rules
     except UnknownGame:
@@ -168,6 +223,18 @@ def validate_setup(game_id: str, options: Mapping[str, Any], seats: Sequence[str
         game.initial_state(options)
     except OptionsError as err:
         raise TableSetupError(str(err)) from err
+
+
+def _validate_computers(seats: Sequence[str], levels: Sequence[str], default: str) -> None:
+    if default not in COMPUTER_LEVELS:
+        raise TableSetupError(f"no computer level is called {default!r}")
+    if levels and len(levels) != len(seats):
+        raise TableSetupError(f"{len(levels)} seat levels for {len(seats)} seats")
+    for seat, (player, level) in enumerate(zip(seats, levels, strict=False)):
+        if level and player != COMPUTER:
+            raise TableSetupError(f"seat {seat} is a player's: only computer seats have a level")
+        if level and level not in COMPUTER_LEVELS:
+            raise TableSetupError(f"no computer level is called {level!r}")
 
 
 def start(created: TableCreated) -> Table:
@@ -185,6 +252,12 @@ def start(created: TableCreated) -> Table:
         control=control,
         state=game.initial_state(created.options),
         version=1,
+        levels=tuple(
+            (created.levels[i] if created.levels else "") or created.computer_level
+            for i in range(len(created.seats))
+        ),
+        online=(True,) * len(created.seats),
+        cover_after_seconds=created.cover_after_seconds,
     )
 
 
@@ -216,6 +289,10 @@ def apply(
         control = list(table.control)
         control[event.seat] = event.control
         return replace(table, control=tuple(control), version=table.version + 1)
+    if isinstance(event, SeatPresenceChanged):
+        online = list(table.online or (True,) * len(table.seats))
+        online[event.seat] = event.online
+        return replace(table, online=tuple(online), version=table.version + 1)
     after = replace(
         table,
         state=table.game.evolve(table.state, event),

@@ -51,6 +51,7 @@ class TableOpened:
     game_id: str
     options: Mapping[str, Any]
     seats: tuple[PublicSeat, ...]
+    cover_after_seconds: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,7 +119,11 @@ def public_events(
     """
     found: list[PublicEvent] = []
     if before is None:
-        found.append(TableOpened(after.game_id, dict(after.options), _seats(after)))
+        found.append(
+            TableOpened(
+                after.game_id, dict(after.options), _seats(after), after.cover_after_seconds
+            )
+        )
     found += [
         SeatControlChanged(_seat(after, event.seat))
         for event in appended

@@ -66,7 +66,10 @@ def encode(table_id: str, event: PublicEvent) -> events_pb2.PublicTableEvent:
             options.update(to_json(dict(event.options)))
             message.table_opened.CopyFrom(
                 events_pb2.TableOpened(
-                    game_id=event.game_id, options=options, seats=_seats(event.seats)
+                    game_id=event.game_id,
+                    options=options,
+                    seats=_seats(event.seats),
+                    cover_after_seconds=event.cover_after_seconds,
                 )
             )
         case TurnStarted():

@@ -3,8 +3,10 @@
 A `TurnStarted` names the seats that may act and who controls each of them. For the
 first computer-controlled one (a Khözör confirmation may be open to several seats; one
 answer ends the turn) the bot waits `think_seconds`, reads that seat's view with the
-bots token (the table refuses it a person's seat), and submits one move with
-`request_id = bots:<table>:<turn>:<seat>` and `expected_version` = the view's version.
+bots token (the table refuses it a person's seat), plays at the level the view gives
+the seat (`SeatInfo.level`: the seat's own, or the table's for a covered seat), and
+submits one move with `request_id = bots:<table>:<turn>:<seat>` and
+`expected_version` = the view's version.
 
 Why no second move is ever made: SubmitAction is idempotent per request id (a
 redelivered event, a restarted process or a second replica that sends the same move
@@ -26,7 +28,7 @@ from google.protobuf.message import DecodeError
 from nats.aio.msg import Msg
 
 from kozyr.api.common.v1 import seats_pb2
-from kozyr.api.table.v1 import events_pb2
+from kozyr.api.table.v1 import events_pb2, views_pb2
 from kozyr.bots.levels import Level, NoMove, choose
 from kozyr.client.caller import ServiceCaller
 
@@ -43,6 +45,16 @@ DONE_CODES = (
 )
 
 log = structlog.get_logger("kozyr.bots")
+
+
+def seat_level(view: views_pb2.TableView, seat: int, fallback: Level) -> Level:
+    """The level the table gives a computer seat; `fallback` if the view names none
+    (or one this process does not play)."""
+    code = view.seats[seat].level
+    try:
+        return Level(seats_pb2.ComputerLevel.Name(code).removeprefix("COMPUTER_LEVEL_").lower())
+    except ValueError:  # unspecified, or a level newer than this process
+        return fallback
 
 
 def request_id(table_id: str, turn: int, seat: int) -> str:
@@ -92,8 +104,9 @@ class Player:
         view = await self._tables.table.get_table(table_id, seat=seat)
         if view.finished or view.turn.number != turn or seat not in view.turn.seats:
             return False
+        level = seat_level(view, seat, self._level)
         try:
-            action = choose(view, self._level)
+            action = choose(view, level)
         except NoMove:
             return False
         answer = await self._tables.table.submit(

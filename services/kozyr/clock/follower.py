@@ -19,6 +19,7 @@ from kozyr.api.table.v1 import events_pb2
 from kozyr.bus.schedules import parse_fire_subject
 from kozyr.clock.covering import COVER, Covering
 from kozyr.clock.presence import PresenceBook
+from kozyr.clock.seating import SeatAt
 from kozyr.clock.turns import TURN, TurnClock
 
 log = structlog.get_logger("kozyr.clock")
@@ -49,9 +50,11 @@ class Follower:
             )
             await self._turns.turn_started(event.table_id, started.number, deadline)
         elif which == "table_opened":
-            for seat in event.table_opened.seats:
+            opened = event.table_opened
+            for seat in opened.seats:
                 if seat.player_id:
-                    await self._covering.seated(seat.player_id, event.table_id, seat.seat)
+                    at = SeatAt(seat.seat, opened.cover_after_seconds)
+                    await self._covering.seated(seat.player_id, event.table_id, at)
         elif which == "table_finished":
             await self._turns.table_finished(event.table_id)
             for result in event.table_finished.results:
@@ -71,6 +74,11 @@ class Follower:
             await self._covering.fired(message.data, str(message.metadata.sequence.stream))
 
     async def presence_entry(self, message: Msg) -> None:
-        player_id = self._presence.expired_player(message.subject, message.headers)
-        if player_id is not None:
-            await self._covering.went_offline(player_id)
+        tag = str(message.metadata.sequence.stream)
+        gone = self._presence.expired_player(message.subject, message.headers)
+        if gone is not None:
+            await self._covering.went_offline(gone, tag)
+            return
+        back = self._presence.returned_player(message.subject, message.data)
+        if back is not None:
+            await self._covering.sync_tables(back, tag)

@@ -10,7 +10,8 @@ bucket's stream and handles each marker once.
 Coming online is decided by the heartbeat itself, with the key's revision as a
 compare-and-set: a heartbeat that finds the key missing or a marker writes it only if
 nobody did in between, so of two replicas racing on the first heartbeat exactly one
-reports the player online.
+reports the player online. That heartbeat writes `CAME_ONLINE` instead of `HEARTBEAT`,
+so the same durable consumer also learns, once, that he came back.
 
 Changes are published on "<root>.presence.<player_id>" (core NATS) as
 `kozyr.clock.v1.PresenceChanged`.
@@ -39,6 +40,8 @@ MARKER_REASON = "Nats-Marker-Reason"
 MARKER_TTL_SECONDS = 60.0
 """How long an expiry marker stays in the bucket (the consumer reads it well before)."""
 HEARTBEAT = b"1"
+CAME_ONLINE = b"online"
+"""The value of the heartbeat that brought a player online (later ones write HEARTBEAT)."""
 _CAS_ATTEMPTS = 5
 
 
@@ -97,7 +100,7 @@ class PresenceBook:
             else:
                 last, was_online = int(entry.revision or 0), bool(entry.value)
             try:
-                await self.kv.update(player_id, HEARTBEAT, last=last)
+                await self.kv.update(player_id, HEARTBEAT if was_online else CAME_ONLINE, last=last)
             except KeyWrongLastSequenceError:
                 continue  # another heartbeat or an expiry came in between: look again
             return not was_online
@@ -123,4 +126,11 @@ class PresenceBook:
         """The player whose entry expired, if this bucket message is an expiry marker."""
         if not headers or headers.get(MARKER_REASON) != "MaxAge":
             return None
+        return self._player_of(subject)
+
+    def returned_player(self, subject: str, data: bytes) -> str | None:
+        """The player this bucket message brought online, if it did."""
+        return self._player_of(subject) if data == CAME_ONLINE else None
+
+    def _player_of(self, subject: str) -> str:
         return subject.removeprefix(f"$KV.{self.bucket}.")

@@ -5,12 +5,17 @@ not per player, so the clock keeps this index itself, in NATS (a KV bucket
 "<ROOT>_CLOCK_SEATS", key = player id, value = {table_id: seat} as JSON) — not in a
 process — filled by `TableOpened` and emptied by `TableFinished`. Writes are
 compare-and-set on the key's revision, so replicas never lose each other's entries.
+
+Each entry also keeps the table's `cover_after_seconds` (its `TableOpened` says it; 0:
+the clock's default), so covering needs no call to the table service. Entries of the
+first format ({table_id: seat}) read as seats with the default.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from typing import NamedTuple
 
 from nats.js import JetStreamContext
 from nats.js.api import KeyValueConfig, StorageType
@@ -20,11 +25,20 @@ from nats.js.kv import KeyValue
 from kozyr.bus.streams import jetstream_name
 
 _CAS_ATTEMPTS = 10
-Seats = dict[str, int]
+
+
+class SeatAt(NamedTuple):
+    """A player's seat at one table, with that table's cover_after (0: the default)."""
+
+    seat: int
+    cover_after_seconds: int = 0
+
+
+Seats = dict[str, SeatAt]
 
 
 class SeatIndex:
-    """player id → {table_id: seat} of his tables still being played."""
+    """player id → {table_id: SeatAt} of his tables still being played."""
 
     def __init__(self, js: JetStreamContext, root: str) -> None:
         self._js = js
@@ -47,8 +61,8 @@ class SeatIndex:
             return {}
         return _decode(entry.value)
 
-    async def seat(self, player_id: str, table_id: str, seat: int) -> None:
-        await self._change(player_id, lambda seats: {**seats, table_id: seat})
+    async def seat(self, player_id: str, table_id: str, at: SeatAt) -> None:
+        await self._change(player_id, lambda seats: {**seats, table_id: at})
 
     async def unseat(self, player_id: str, table_id: str) -> None:
         await self._change(
@@ -67,14 +81,22 @@ class SeatIndex:
             if wanted == seats:
                 return
             try:
-                await self.kv.update(player_id, json.dumps(wanted).encode(), last=last)
+                await self.kv.update(player_id, _encode(wanted), last=last)
             except KeyWrongLastSequenceError:
                 continue
             return
         raise RuntimeError(f"seat index of {player_id!r}: too many concurrent changes")
 
 
+def _encode(seats: Seats) -> bytes:
+    return json.dumps({table: list(at) for table, at in seats.items()}).encode()
+
+
 def _decode(value: bytes | None) -> Seats:
     if not value:
         return {}
-    return {str(table): int(seat) for table, seat in json.loads(value).items()}
+    return {str(table): _seat_at(at) for table, at in json.loads(value).items()}
+
+
+def _seat_at(stored: int | list[int]) -> SeatAt:
+    return SeatAt(stored) if isinstance(stored, int) else SeatAt(*stored)

@@ -44,7 +44,15 @@ from kozyr.table.texts import (
 )
 from kozyr.tables import decision, model
 from kozyr.tables.decision import Decision
-from kozyr.tables.model import COMPUTER, SeatControl, SeatControlChanged, Table, TableCreated
+from kozyr.tables.model import (
+    COMPUTER,
+    SEAT_EVENTS,
+    SeatControl,
+    SeatControlChanged,
+    SeatPresenceChanged,
+    Table,
+    TableCreated,
+)
 from kozyr.tables.public import public_events
 from kozyr.tables.public_wire import outbox_messages
 from kozyr.tables.repository import TableNotFound, TableRepository, stream_of
@@ -167,6 +175,9 @@ class TableApp:
         options: Mapping[str, Any],
         seats: Sequence[str],
         actor: Actor,
+        levels: Sequence[str] = (),
+        cover_after_seconds: int = 0,
+        computer_level: str = model.DEFAULT_COMPUTER_LEVEL,
     ) -> Outcome:
         """Open a table and draw its first chance (dealer/opening team, first deal).
 
@@ -175,11 +186,21 @@ class TableApp:
         another setup is refused (REQUEST_ID_REUSED).
         """
         try:
-            model.validate_setup(game_id, options, seats)
+            model.validate_setup(
+                game_id, options, seats, levels, cover_after_seconds, computer_level
+            )
         except model.TableSetupError as err:
             raise InvalidArgument("INVALID_TABLE_SETUP", str(err)) from None
         table_id = str(uuid.uuid5(TABLE_NAMESPACE, f"{actor.subject}\n{request_id}"))
-        created = TableCreated(table_id, game_id, dict(options), tuple(seats))
+        created = TableCreated(
+            table_id,
+            game_id,
+            dict(options),
+            tuple(seats),
+            tuple(levels) if any(levels) else (),
+            cover_after_seconds,
+            computer_level,
+        )
         table = model.start(created)
         opened = decision.draw_chance(table, [created], self._new_seed)
         table = opened.after
@@ -324,6 +345,26 @@ class TableApp:
         except _Unchanged as unchanged:
             return Outcome(unchanged.table, applied=False)
 
+    async def set_seat_presence(
+        self, table_id: str, seat: int, online: bool, *, request_id: str, actor: Actor
+    ) -> Outcome:
+        """Record that a seat's player went offline or came back (the clock's call)."""
+
+        def plan(table: Table) -> Decision:
+            if not 0 <= seat < len(table.seats):
+                raise invalid_seat(seat)
+            if table.seats[seat] == COMPUTER:
+                raise computer_seat(seat)
+            if table.is_online(seat) is online:
+                raise _Unchanged(table)
+            event = SeatPresenceChanged(seat, online)
+            return Decision((event,), model.apply(table, event, table.turn_deadline))
+
+        try:
+            return await self._commit(table_id, plan, request_id, actor, f"{seat}:online={online}")
+        except _Unchanged as unchanged:
+            return Outcome(unchanged.table, applied=False)
+
     # ------------------------------------------------------------------ internals
 
     def _decide(self, table: Table, command: Any, acting_person: int | None = None) -> Decision:
@@ -426,7 +467,7 @@ def _kind(before: Table | None, events: Sequence[Any]) -> str:
     """The metrics label of an append: what kind of command made it."""
     if before is None:
         return "create"
-    if all(isinstance(e, SeatControlChanged) for e in events):
+    if all(isinstance(e, SEAT_EVENTS) for e in events):
         return "seat"
     return "move"
 

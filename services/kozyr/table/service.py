@@ -31,6 +31,7 @@ AUTH_POLICY = AuthPolicy(
         f"/{SERVICE_NAME}/CreateTable": SERVICE_ONLY,
         f"/{SERVICE_NAME}/ExpireTurn": SERVICE_ONLY,
         f"/{SERVICE_NAME}/SetSeatControl": SERVICE_ONLY,
+        f"/{SERVICE_NAME}/SetSeatPresence": SERVICE_ONLY,
     }
 )
 REQUIRED_SETTINGS = ("database_url", "nats_url", "jwt_key")

@@ -30,6 +30,8 @@ from kozyr.table.views import game_view_to_proto, set_game_view
 from kozyr.tables.history import history_data
 from kozyr.tables.model import (
     COMPUTER,
+    COVER_AFTER_MAX_SECONDS,
+    DEFAULT_COMPUTER_LEVEL,
     SeatControl,
     Table,
 )
@@ -40,6 +42,12 @@ CONTROLS = {
     seats_pb2.SEAT_CONTROL_ABSENT: SeatControl.ABSENT,
 }
 CONTROL_CODES = {v: k for k, v in CONTROLS.items()}
+LEVELS = {
+    seats_pb2.COMPUTER_LEVEL_EASY: "easy",
+    seats_pb2.COMPUTER_LEVEL_NORMAL: "normal",
+    seats_pb2.COMPUTER_LEVEL_HARD: "hard",
+}
+LEVEL_CODES = {v: k for k, v in LEVELS.items()}
 LANGUAGES = {
     language_pb2.LANGUAGE_EN: "en",
     language_pb2.LANGUAGE_RO: "ro",
@@ -65,7 +73,15 @@ def table_view(table: Table, seat: int | None) -> views_pb2.TableView:
         version=table.version_for(seat),
         finished=table.is_over,
         seats=[
-            views_pb2.SeatInfo(seat=i, player_id=p, control=CONTROL_CODES[table.control[i]])
+            views_pb2.SeatInfo(
+                seat=i,
+                player_id=p,
+                control=CONTROL_CODES[table.control[i]],
+                online=table.is_online(i),
+                level=LEVEL_CODES.get(
+                    table.level_of(i) or "", seats_pb2.COMPUTER_LEVEL_UNSPECIFIED
+                ),
+            )
             for i, p in enumerate(table.seats)
         ],
         turn=views_pb2.TurnInfo(number=turn.number, kind=turn.kind, seats=list(turn.seats)),
@@ -124,6 +140,9 @@ class TableServicer(pb_grpc.TableServiceServicer):
             options=_options(request, plugin),
             seats=[_occupant(s) for s in request.seats],
             actor=actor_of(principal),
+            levels=[_level(s.level, "") for s in request.seats],
+            cover_after_seconds=_cover_after(request.table.cover_after_seconds),
+            computer_level=_level(request.table.computer_level, DEFAULT_COMPUTER_LEVEL),
         )
         return pb.CreateTableResponse(
             table_id=outcome.table.table_id, version=outcome.table.version
@@ -265,6 +284,19 @@ class TableServicer(pb_grpc.TableServiceServicer):
         )
         return pb.SetSeatControlResponse(version=outcome.table.version, changed=outcome.applied)
 
+    async def SetSeatPresence(
+        self, request: pb.SetSeatPresenceRequest, context: grpc.aio.ServicerContext
+    ) -> pb.SetSeatPresenceResponse:
+        principal = current_principal().require(Role.SERVICE, Role.ADMIN)
+        outcome = await self.app.set_seat_presence(
+            validation.table_id(request.table_id),
+            request.seat,
+            request.online,
+            request_id=validation.request_id(request.request_id),
+            actor=actor_of(principal),
+        )
+        return pb.SetSeatPresenceResponse(version=outcome.table.version, changed=outcome.applied)
+
 
 def _occupant(seat: pb.SeatAssignment) -> str:
     kind = seat.WhichOneof("occupant")
@@ -273,6 +305,26 @@ def _occupant(seat: pb.SeatAssignment) -> str:
     if kind == "computer" and seat.computer:
         return COMPUTER
     raise InvalidArgument("INVALID_SEAT_ASSIGNMENT", "each seat needs a player_id or computer")
+
+
+def _level(code: int, unspecified: str) -> str:
+    """A ComputerLevel number as the table stores it; `unspecified` for 0."""
+    if code == seats_pb2.COMPUTER_LEVEL_UNSPECIFIED:
+        return unspecified
+    if code not in LEVELS:
+        raise InvalidArgument(
+            "INVALID_COMPUTER_LEVEL", "a computer level must be EASY, NORMAL or HARD"
+        )
+    return LEVELS[seats_pb2.ComputerLevel.ValueType(code)]
+
+
+def _cover_after(seconds: int) -> int:
+    if not 0 <= seconds <= COVER_AFTER_MAX_SECONDS:
+        raise InvalidArgument(
+            "INVALID_COVER_AFTER",
+            f"cover_after_seconds must be between 1 and {COVER_AFTER_MAX_SECONDS} (0: the default)",
+        )
+    return seconds
 
 
 def _plugin(code: int) -> AnyPlugin:

@@ -17,7 +17,7 @@ import nats
 import pytest
 
 from kozyr.api.common.v1 import games_pb2
-from kozyr.api.table.v1 import events_pb2
+from kozyr.api.table.v1 import events_pb2, views_pb2
 from kozyr.api.table.v1 import table_service_pb2 as pb
 from kozyr.bus.schedules import schedule_stream_name
 from kozyr.client import TableClient
@@ -109,10 +109,12 @@ def _once_each(tap: PublicTap, tables: list[str]) -> None:
 async def test_sigkill_with_50_pending_deadlines_then_restart_expires_each_once(
     clock_stack: ClockStack, tap: PublicTap
 ) -> None:
-    offset = TURN_SECONDS - 3.0  # each turn runs out 3 s after it starts
+    # Each turn runs out 6 s after it starts: room for opening the second wave and
+    # killing the clock before the first wave is due, even on a loaded machine.
+    offset = TURN_SECONDS - 6.0
     clock = await clock_stack.start_clock(clock_time_offset_seconds=offset, **QUIET)
     tables = await _open_tables(clock_stack, 25)
-    await asyncio.sleep(2.0)  # a second wave, due 2 s after the first
+    await asyncio.sleep(3.0)  # a second wave, due 3 s after the first
     tables += await _open_tables(clock_stack, 25)
     await _schedules_set(clock_stack, 50)
     clock.kill()
@@ -177,15 +179,32 @@ def _expiries_logged(clock: ClockServiceProcess) -> int:
     return clock.log_path.read_text().count('"turn expired"')
 
 
+async def _turn_to_act(
+    stack: ClockStack, tap: PublicTap, table_id: str, early: float
+) -> tuple[views_pb2.TurnInfo, views_pb2.TableView]:
+    """The open turn and its seat's view, read with time left to act `early` seconds
+    before its deadline (a loaded machine may read a turn too late: then the next one)."""
+    for _ in range(10):
+        async with TableClient(stack.table.target, token("admin", Role.ADMIN)) as admin:
+            turn = (await admin.get_table(table_id)).turn
+        async with TableClient(stack.table.target, token(PLAYERS[turn.seats[0]])) as me:
+            view = await me.get_table(table_id)
+        due = turn.deadline.ToDatetime(tzinfo=UTC) - timedelta(seconds=OFFSET_IN_TIME)
+        if view.turn.number == turn.number and (due - datetime.now(UTC)).total_seconds() > early:
+            return turn, view
+        await tap.wait_for(
+            lambda number=turn.number: bool(tap.ends(table_id)[number]),  # type: ignore[misc]
+            seconds=30,
+        )
+    raise AssertionError("no turn could be read in time to act on it")
+
+
 async def _act_at(stack: ClockStack, tap: PublicTap, table_id: str, early: float) -> bool:
     """The seat to act moves `early` seconds before the clock's deadline (negative: after);
     True when the move was taken, False when refused as stale (the turn had expired)."""
-    async with TableClient(stack.table.target, token("admin", Role.ADMIN)) as admin:
-        turn = (await admin.get_table(table_id)).turn
+    turn, view = await _turn_to_act(stack, tap, table_id, early)
     player = PLAYERS[turn.seats[0]]
     async with TableClient(stack.table.target, token(player)) as me:
-        view = await me.get_table(table_id)
-        assert view.turn.number == turn.number
         due = turn.deadline.ToDatetime(tzinfo=UTC) - timedelta(seconds=OFFSET_IN_TIME)
         await asyncio.sleep(max(0.0, (due - datetime.now(UTC)).total_seconds() - early))
         refusal = None

@@ -97,9 +97,9 @@ async def test_a_newer_timer_replaces_the_older_and_a_cancelled_one_never_fires(
     await scheduler.schedule("turn", "t1", _in(1.5), b"turn 2")  # replaces turn 1
     await scheduler.schedule("turn", "t2", _in(1.0), b"cancelled")
     await scheduler.schedule("turn", "t3", _in(-5), b"already due")
-    assert await scheduler.pending("turn", "t2")
+    assert await scheduler.pending("turn", "t2") is not None
     await scheduler.cancel("turn", "t2")
-    assert not await scheduler.pending("turn", "t2")
+    assert await scheduler.pending("turn", "t2") is None
     worker = _worker(nc, subject_root, fired.handle, "w")
     await worker.start()
     await fired.until(2)
@@ -111,7 +111,7 @@ async def test_a_newer_timer_replaces_the_older_and_a_cancelled_one_never_fires(
         ("t1", b"turn 2", 1),
         ("t3", b"already due", 1),
     ]
-    assert not await scheduler.pending("turn", "t1"), "a fired timer is gone"
+    assert await scheduler.pending("turn", "t1") is None, "a fired timer is gone"
 
 
 async def test_a_failed_handling_is_redelivered_and_two_workers_share_the_timers(

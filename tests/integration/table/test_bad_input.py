@@ -402,6 +402,16 @@ class Oracle:
             and request.control in SEAT_CONTROLS_THAT_CHANGE
         )
 
+    def presence_might_change(self, request: pb.SetSeatPresenceRequest, caller: Caller) -> bool:
+        target = self.resolve(request.table_id)
+        return (
+            caller.role in (Role.SERVICE, Role.ADMIN)
+            and target is not None
+            and _may_name_a_request(request.request_id)
+            and 0 <= request.seat < len(target.seats)
+            and not request.online  # every prepared seat is online
+        )
+
     def might_change(self, method: str, request: Any, caller: Caller) -> bool:
         """Whether a request to `method` could change a prepared table."""
         if method == "SubmitAction":
@@ -410,6 +420,8 @@ class Oracle:
             return self.expire_might_change(request, caller)
         if method == "SetSeatControl":
             return self.control_might_change(request, caller)
+        if method == "SetSeatPresence":
+            return self.presence_might_change(request, caller)
         return False  # reads, and CreateTable (a new table is another table)
 
     @staticmethod
@@ -693,6 +705,18 @@ def control_requests(targets: Sequence[Target]) -> st.SearchStrategy[pb.SetSeatC
     )
 
 
+def presence_requests(
+    targets: Sequence[Target],
+) -> st.SearchStrategy[pb.SetSeatPresenceRequest]:
+    return st.builds(
+        pb.SetSeatPresenceRequest,
+        table_id=table_ids(targets),
+        seat=SEATS,
+        online=st.booleans(),
+        request_id=REQUEST_IDS,
+    )
+
+
 PLAYER_IDS = mostly(
     st.text(PRINTABLE_ASCII, min_size=1, max_size=12),
     st.sampled_from(("", " ", "\x00", "a\nb", "x" * 128, "x" * 129, "😀", "ana", "ana ")),
@@ -701,10 +725,15 @@ PLAYER_IDS = mostly(
 )
 
 
+LEVELS = mostly(st.integers(0, 3), INT32)
+
+
 def seat_assignments() -> st.SearchStrategy[pb.SeatAssignment]:
     return mostly(
         st.builds(pb.SeatAssignment, player_id=PLAYER_IDS),
         st.just(pb.SeatAssignment(computer=True)),
+        st.builds(pb.SeatAssignment, computer=st.just(True), level=LEVELS),
+        st.builds(pb.SeatAssignment, player_id=PLAYER_IDS, level=LEVELS),
         st.just(pb.SeatAssignment(computer=False)),
         st.just(pb.SeatAssignment()),
     )
@@ -727,8 +756,8 @@ def options() -> st.SearchStrategy[dict[str, Message]]:
 
 def create_requests() -> st.SearchStrategy[pb.CreateTableRequest]:
     return st.builds(
-        lambda request_id, game, seats, chosen: pb.CreateTableRequest(
-            request_id=request_id, game=game, seats=seats, **chosen
+        lambda request_id, game, seats, chosen, table: pb.CreateTableRequest(
+            request_id=request_id, game=game, seats=seats, table=table, **chosen
         ),
         REQUEST_IDS,
         mostly(st.integers(1, 2), st.integers(-1, 4), INT32),
@@ -737,6 +766,11 @@ def create_requests() -> st.SearchStrategy[pb.CreateTableRequest]:
             st.lists(seat_assignments(), max_size=10),
         ),
         options(),
+        st.builds(
+            pb.TableOptions,
+            cover_after_seconds=mostly(st.integers(0, 3600), INT32),
+            computer_level=LEVELS,
+        ),
     )
 
 
@@ -791,6 +825,7 @@ REQUEST_TYPES: dict[str, type[Message]] = {
     "GetHistory": pb.GetHistoryRequest,
     "ExpireTurn": pb.ExpireTurnRequest,
     "SetSeatControl": pb.SetSeatControlRequest,
+    "SetSeatPresence": pb.SetSeatPresenceRequest,
 }
 
 
@@ -805,6 +840,7 @@ def requests_of(method: str, targets: Sequence[Target]) -> st.SearchStrategy[Mes
         "GetHistory": history_requests,
         "ExpireTurn": expire_requests,
         "SetSeatControl": control_requests,
+        "SetSeatPresence": presence_requests,
     }
     return made[method](targets)
 
@@ -1081,6 +1117,16 @@ async def test_set_seat_control_refuses_random_requests_cleanly(arena: Arena) ->
     def one(caller: Caller, request: pb.SetSeatControlRequest) -> None:
         assume(not arena.oracle.control_might_change(request, caller))
         arena.call("SetSeatControl", request, caller)
+
+    await arena.fuzz(one)
+
+
+async def test_set_seat_presence_refuses_random_requests_cleanly(arena: Arena) -> None:
+    @FUZZ
+    @given(caller=arena.callers, request=presence_requests(arena.targets))
+    def one(caller: Caller, request: pb.SetSeatPresenceRequest) -> None:
+        assume(not arena.oracle.presence_might_change(request, caller))
+        arena.call("SetSeatPresence", request, caller)
 
     await arena.fuzz(one)
 

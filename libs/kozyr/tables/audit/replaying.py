@@ -10,7 +10,7 @@ from kozyr.eventstore import RecordedEvent
 from kozyr.tables import model
 from kozyr.tables.audit.games import AuditError, Data, NoSuchSeat, profile_of
 from kozyr.tables.audit.text import describe_error, render_replay, step_text
-from kozyr.tables.model import SeatControlChanged, Table, TableCreated
+from kozyr.tables.model import SEAT_EVENTS, Table, TableCreated
 from kozyr.tables.repository import deadline_of
 
 
@@ -189,6 +189,6 @@ def _check_seat(table: Table, seat: int | None) -> None:
 def _as_seen(table: Table, event: RecordedEvent, decoded: Any, seat: int | None) -> Data | None:
     """The event's data for the viewer: whole for the moderator, else the game's
     redaction (None: the seat never learnt of it). Table events are public."""
-    if seat is None or isinstance(decoded, TableCreated | SeatControlChanged):
+    if seat is None or isinstance(decoded, (TableCreated, *SEAT_EVENTS)):
         return dict(event.data)
     return table.game.redact(decoded, seat)

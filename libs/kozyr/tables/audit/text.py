@@ -32,6 +32,9 @@ def _created(d: Mapping[str, Any]) -> str:
 _TEXTS: dict[str, Text] = {
     "TableCreated": _created,
     "SeatControlChanged": lambda d: f"seat {d['seat']} is now played by: {d['control']}",
+    "SeatPresenceChanged": lambda d: (
+        f"seat {d['seat']} is now " + ("online" if d["online"] else "offline")
+    ),
 }
 """The table's own events; each game's come from its plugin (`AuditProfile.step_texts`)."""
 

@@ -19,7 +19,13 @@ from kozyr.tables.audit.games import (
     profile_of,
 )
 from kozyr.tables.audit.text import describe_error, render_report
-from kozyr.tables.model import SeatControlChanged, Table, TableCreated
+from kozyr.tables.model import (
+    SEAT_EVENTS,
+    SeatControlChanged,
+    SeatPresenceChanged,
+    Table,
+    TableCreated,
+)
 from kozyr.tables.repository import STREAM_PREFIX, deadline_of
 
 
@@ -199,7 +205,7 @@ class _Auditor:
             decoded = model.decode(self.table, event.type, event.data)
         except Exception as err:  # an auditor reports whatever breaks, and goes no further
             return _problem(event, Check.UNDECODABLE, describe_error(err))
-        if isinstance(decoded, TableCreated | SeatControlChanged):
+        if isinstance(decoded, (TableCreated, *SEAT_EVENTS)):
             problem = self._table_event_problem(event, decoded)
         else:
             problem = self._game_event_problem(event, decoded)
@@ -212,7 +218,7 @@ class _Auditor:
         return None
 
     def _table_event_problem(
-        self, event: RecordedEvent, decoded: TableCreated | SeatControlChanged
+        self, event: RecordedEvent, decoded: TableCreated | SeatControlChanged | SeatPresenceChanged
     ) -> Problem | None:
         if isinstance(decoded, TableCreated):
             reason = None
