@@ -1,6 +1,7 @@
 """The Python client SDK of kozyr's gRPC APIs (bots, the CLI and the tests use it)."""
 
+from kozyr.client.bots import BotsClient
 from kozyr.client.clock import ClockClient
 from kozyr.client.table import TableClient
 
-__all__ = ["ClockClient", "TableClient"]
+__all__ = ["BotsClient", "ClockClient", "TableClient"]

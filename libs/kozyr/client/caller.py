@@ -10,7 +10,10 @@ The subject names the service: the table service recognises the bots by theirs
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from datetime import timedelta
+
+import grpc
 
 from kozyr.client.table import TableClient
 from kozyr.runtime.auth import AUTHORIZATION_KEY, Role, TokenMinter
@@ -19,12 +22,20 @@ from kozyr.runtime.auth import AUTHORIZATION_KEY, Role, TokenMinter
 class ServiceCaller:
     """A `TableClient` acting as the service `subject`."""
 
-    def __init__(self, target: str, minter: TokenMinter, ttl_seconds: float, subject: str) -> None:
+    def __init__(
+        self,
+        target: str,
+        minter: TokenMinter,
+        ttl_seconds: float,
+        subject: str,
+        *,
+        interceptors: Sequence[grpc.aio.ClientInterceptor] = (),
+    ) -> None:
         self._minter = minter
         self._ttl = ttl_seconds
         self._subject = subject
         self._minted_at = time.monotonic()
-        self.client = TableClient(target, self._mint())
+        self.client = TableClient(target, self._mint(), interceptors=interceptors)
 
     def _mint(self) -> str:
         return self._minter.mint(self._subject, Role.SERVICE, ttl=timedelta(seconds=self._ttl))

@@ -56,7 +56,8 @@ def channel_options(*, retry: bool = True, services: Sequence[str]) -> list[tupl
 class ServiceClient:
     """One channel to a kozyr service (`SERVICE`, its proto full name), acting with one
     token; calls refused with UNAVAILABLE or RESOURCE_EXHAUSTED are retried by gRPC
-    unless `retry=False`."""
+    unless `retry=False`. `interceptors`: grpc.aio client interceptors of the channel
+    (the bots service records its inputs with one in tests)."""
 
     SERVICE: ClassVar[str]
 
@@ -67,10 +68,13 @@ class ServiceClient:
         *,
         language: str | None = None,
         retry: bool = True,
+        interceptors: Sequence[grpc.aio.ClientInterceptor] = (),
     ) -> None:
         self.target = target
         self._channel = grpc.aio.insecure_channel(
-            target, options=channel_options(retry=retry, services=(self.SERVICE,))
+            target,
+            options=channel_options(retry=retry, services=(self.SERVICE,)),
+            interceptors=list(interceptors) or None,
         )
         self.metadata = call_metadata(token=token, language=language)
 

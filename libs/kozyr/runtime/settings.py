@@ -163,6 +163,21 @@ class Settings(BaseSettings):
         description="The bots service: the level of a computer seat whose view names none "
         "(tables name one for every computer seat: CreateTable's levels, docs/bots.md).",
     )
+    bots_hints_per_second: float = Field(
+        1.0,
+        gt=0,
+        description="The bots service: SuggestAction calls a player may make per second, "
+        "on average (a token bucket per player and replica).",
+    )
+    bots_hints_burst: int = Field(
+        5, ge=1, description="The bots service: SuggestAction calls a player may make at once."
+    )
+    bots_input_log: str | None = Field(
+        None,
+        description="Tests only: the bots service appends every input it receives (public "
+        "events, the table service's answers) to this file as JSON lines, so a test can "
+        "check that no hidden card reached it. Unset in production.",
+    )
     livekit_url: str | None = Field(None, description="The LiveKit server clients join (wss://).")
     livekit_api_key: str | None = Field(None, description="LiveKit API key (token issuer).")
     livekit_api_secret: SecretStr | None = Field(None, description="LiveKit API secret.")

@@ -30,7 +30,9 @@ from nats.aio.msg import Msg
 from kozyr.api.common.v1 import seats_pb2
 from kozyr.api.table.v1 import events_pb2, views_pb2
 from kozyr.bots.levels import Level, NoMove, choose
+from kozyr.bots.metrics import DECISION_SECONDS, MOVES, REFUSED
 from kozyr.client.caller import ServiceCaller
+from kozyr.runtime.errors import error_reason
 
 CALL_SECONDS = 4.0
 """A call to the table service is given up after this and the event redelivered: less
@@ -92,6 +94,7 @@ class Player:
                 async with asyncio.timeout(CALL_SECONDS):
                     return await self._attempt(table_id, turn, seat)
             except grpc.aio.AioRpcError as error:
+                REFUSED.labels(error_reason(error) or error.code().name).inc()
                 if error.code() in DONE_CODES:
                     log.info("bot turn over", table_id=table_id, turn=turn, seat=seat,
                              code=error.code().name)  # fmt: skip
@@ -106,7 +109,8 @@ class Player:
             return False
         level = seat_level(view, seat, self._level)
         try:
-            action = choose(view, level)
+            with DECISION_SECONDS.labels(level).time():
+                action = choose(view, level)
         except NoMove:
             return False
         answer = await self._tables.table.submit(
@@ -118,4 +122,5 @@ class Player:
         )
         log.info("bot moved", table_id=table_id, turn=turn, seat=seat,
                  move=action.WhichOneof("action"), duplicate=answer.duplicate)  # fmt: skip
+        MOVES.labels("duplicate" if answer.duplicate else "applied").inc()
         return not answer.duplicate

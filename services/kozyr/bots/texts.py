@@ -1,0 +1,84 @@
+"""The bots service's player-facing errors (SuggestAction), in English, Romanian and
+Italian. A table's own refusals (malformed or unknown table, a bad token) are passed on
+as the table service wrote them."""
+
+from __future__ import annotations
+
+import math
+
+from kozyr.runtime.errors import (
+    FailedPrecondition,
+    PermissionDenied,
+    ResourceExhausted,
+    Unavailable,
+)
+
+
+def not_seated(table_id: str) -> PermissionDenied:
+    return PermissionDenied(
+        "NOT_SEATED",
+        {
+            "en": f"You have no seat at table {table_id}: hints are for its players.",
+            "ro": f"Nu aveți loc la masa {table_id}: sugestiile sunt pentru jucătorii ei.",
+            "it": f"Non hai un posto al tavolo {table_id}: i suggerimenti sono per i suoi "
+            "giocatori.",
+        },
+    )
+
+
+def table_finished(table_id: str) -> FailedPrecondition:
+    return FailedPrecondition(
+        "TABLE_FINISHED",
+        {
+            "en": f"Table {table_id} has finished: there is no move to suggest.",
+            "ro": f"Masa {table_id} s-a încheiat: nu există nicio mutare de sugerat.",
+            "it": f"Il tavolo {table_id} è finito: non c'è nessuna mossa da suggerire.",
+        },
+    )
+
+
+def not_your_turn(table_id: str, version: int) -> FailedPrecondition:
+    return FailedPrecondition(
+        "NOT_YOUR_TURN",
+        {
+            "en": f"It is not your turn at table {table_id}: a hint is for a move you can "
+            "make now.",
+            "ro": f"Nu este rândul dumneavoastră la masa {table_id}: o sugestie este pentru "
+            "o mutare pe care o puteți face acum.",
+            "it": f"Non è il tuo turno al tavolo {table_id}: un suggerimento è per una mossa "
+            "che puoi fare adesso.",
+        },
+        metadata={"viewVersion": str(version)},
+    )
+
+
+def too_many_hints(per_second: float, burst: int, retry_seconds: float) -> ResourceExhausted:
+    """A player asked for hints faster than the limit (docs/api.md, "The bots API")."""
+    wait = max(1, math.ceil(retry_seconds))
+    return ResourceExhausted(
+        "TOO_MANY_HINTS",
+        {
+            "en": f"Too many hints: at most {burst} at once, then {per_second:g} per second. "
+            f"Try again in {wait} s.",
+            "ro": f"Prea multe sugestii: cel mult {burst} deodată, apoi {per_second:g} pe "
+            f"secundă. Încercați din nou peste {wait} s.",
+            "it": f"Troppi suggerimenti: al massimo {burst} insieme, poi {per_second:g} al "
+            f"secondo. Riprova tra {wait} s.",
+        },
+        metadata={
+            "burst": str(burst),
+            "perSecond": f"{per_second:g}",
+            "retryAfterSeconds": f"{retry_seconds:.3f}",
+        },
+    )
+
+
+def table_service_unavailable() -> Unavailable:
+    return Unavailable(
+        "TABLE_SERVICE_UNAVAILABLE",
+        {
+            "en": "The table service cannot be reached right now: try again shortly.",
+            "ro": "Serviciul meselor nu poate fi contactat acum: încercați din nou în curând.",
+            "it": "Il servizio dei tavoli non è raggiungibile ora: riprova tra poco.",
+        },
+    )

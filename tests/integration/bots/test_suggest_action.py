@@ -1,0 +1,259 @@
+"""SuggestAction over real gRPC: the bots service in-process beside an in-process table
+service (real PostgreSQL and NATS). A seated player gets a legal move for his own seat
+(submitted, the table takes it), computed from his own view; everyone else is refused
+with the right reason, the rate limit answers RESOURCE_EXHAUSTED with when to retry,
+and malformed or unknown tables get the table's own refusals."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+import urllib.request
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import grpc
+import pytest
+
+from kozyr.api.common.v1 import games_pb2
+from kozyr.api.table.v1 import views_pb2
+from kozyr.bots.service import REQUIRED_SETTINGS, BotsService
+from kozyr.client import BotsClient, TableClient
+from kozyr.runtime import load_settings
+from kozyr.runtime.auth import Role
+from kozyr.runtime.errors import ErrorDetails, error_details
+from tests.integration.table.conftest import RunningTableService, running_table_service
+from tests.support.tables import JWT_KEY, token
+
+pytestmark = pytest.mark.integration
+
+PLAYERS = ["ana", "bogdan", "chiara"]
+KHOZOR_PLAYERS = [f"p{i}" for i in range(8)]
+
+
+@dataclass
+class RunningBots:
+    service: BotsService
+    target: str
+
+
+@contextlib.asynccontextmanager
+async def running_bots(
+    table: RunningTableService, nats_url: str, subject_root: str, **overrides: Any
+) -> AsyncIterator[RunningBots]:
+    """A bots service (think 0, metrics on a free port) on a free port."""
+    values: dict[str, Any] = {
+        "nats_url": nats_url,
+        "subject_root": subject_root,
+        "jwt_key": JWT_KEY,
+        "table_target": table.target,
+        "grpc_host": "127.0.0.1",
+        "grpc_port": 0,
+        "shutdown_grace_seconds": 1,
+        "log_level": "WARNING",
+        "bots_think_seconds": 0,
+        "metrics_host": "127.0.0.1",
+        "metrics_port": 0,
+    }
+    service = BotsService(load_settings(required=REQUIRED_SETTINGS, **(values | overrides)))
+    port = await service.start()
+    try:
+        yield RunningBots(service, f"127.0.0.1:{port}")
+    finally:
+        await service.stop()
+
+
+@pytest.fixture
+async def stack(
+    database_url: str, nats_url: str, subject_root: str
+) -> AsyncIterator[tuple[RunningTableService, str]]:
+    """A table service and a bots service whose hint limit is high enough to play games."""
+    async with (
+        running_table_service(database_url, nats_url, subject_root) as table,
+        running_bots(table, nats_url, subject_root, bots_hints_per_second=1000) as bots,
+    ):
+        yield table, bots.target
+
+
+async def _open(
+    target: str,
+    game: games_pb2.Game.ValueType = games_pb2.GAME_THREE_FIVE_EIGHT,
+    players: Sequence[str | None] = PLAYERS,
+) -> str:
+    async with TableClient(target, token("matchmaker", Role.SERVICE)) as service:
+        return (await service.create_table(game, players)).table_id
+
+
+async def _turn_seats(target: str, table_id: str) -> list[int]:
+    async with TableClient(target, token("admin", Role.ADMIN)) as admin:
+        return list((await admin.get_table(table_id)).turn.seats)
+
+
+async def _refusal(bots: str, who: str, table_id: str, role: Role = Role.PLAYER) -> ErrorDetails:
+    async with BotsClient(bots, token(who, role), retry=False) as client:
+        with pytest.raises(grpc.aio.AioRpcError) as caught:
+            await client.suggest(table_id)
+    return error_details(caught.value)
+
+
+def _is_listed_or_discard(view: views_pb2.TableView, action: Any) -> bool:
+    """The hint is one of the listed moves — or 3-5-8's discard, the one move too wide to
+    list, which must then be cards of the hand."""
+    if action in view.legal_actions:
+        return True
+    hand = list(view.three_five_eight.hand)
+    return action.WhichOneof("action") == "discard" and all(
+        card.code in hand for card in action.discard.cards
+    )
+
+
+@pytest.mark.parametrize(
+    ("game", "players", "moves"),
+    [
+        (games_pb2.GAME_THREE_FIVE_EIGHT, PLAYERS, 40),
+        (games_pb2.GAME_KHOZOR_TEAMS, KHOZOR_PLAYERS, 40),
+    ],
+    ids=["358", "khozor"],
+)
+async def test_seated_players_play_by_hints_alone(
+    stack: tuple[RunningTableService, str],
+    game: games_pb2.Game.ValueType,
+    players: list[str],
+    moves: int,
+) -> None:
+    """Whoever's turn it is asks for a hint and submits it, pinned to the version it was
+    computed at: the table takes every one (40 moves: contracts, exchanges, the discard,
+    tricks; Khözör's confirmations and plays)."""
+    table, bots = stack
+    table_id = await _open(table.target, game, players)
+    for _ in range(moves):
+        seat = (await _turn_seats(table.target, table_id))[0]
+        player = players[seat]
+        async with (
+            BotsClient(bots, token(player)) as hints,
+            TableClient(table.target, token(player)) as me,
+        ):
+            view = await me.get_table(table_id)
+            hint = await hints.suggest(table_id)
+            assert (hint.seat, hint.view_version) == (seat, view.version)
+            assert _is_listed_or_discard(view, hint.action), hint.action
+            done = await me.submit(table_id, hint.action, expected_version=hint.view_version)
+            assert done.view.version > view.version
+
+
+async def test_not_his_turn_not_seated_and_another_tables_player_are_refused(
+    stack: tuple[RunningTableService, str],
+) -> None:
+    table, bots = stack
+    table_id = await _open(table.target)
+    other_table = await _open(table.target, players=["dan", "eva", "filip"])
+    acting = (await _turn_seats(table.target, table_id))[0]
+    waiting = PLAYERS[(acting + 1) % 3]
+
+    refused = await _refusal(bots, waiting, table_id)
+    assert (refused.code, refused.reason) == (grpc.StatusCode.FAILED_PRECONDITION, "NOT_YOUR_TURN")
+    assert set(refused.messages) == {"en", "ro", "it"}
+    for stranger in ("spectator", "dan"):  # unseated; seated at another table
+        refused = await _refusal(bots, stranger, table_id)
+        assert (refused.code, refused.reason) == (grpc.StatusCode.PERMISSION_DENIED, "NOT_SEATED")
+    assert (await _refusal(bots, "dan", other_table)).reason != "NOT_SEATED"  # his own: fine
+    refused = await _refusal(bots, "matchmaker", table_id, Role.SERVICE)
+    assert refused.code == grpc.StatusCode.PERMISSION_DENIED  # hints are for players only
+    async with BotsClient(bots, None, retry=False) as anonymous:
+        with pytest.raises(grpc.aio.AioRpcError) as caught:
+            await anonymous.suggest(table_id)
+    assert caught.value.code() == grpc.StatusCode.UNAUTHENTICATED
+
+
+async def test_malformed_and_unknown_tables_get_the_tables_refusals(
+    stack: tuple[RunningTableService, str],
+) -> None:
+    _, bots = stack
+    malformed = await _refusal(bots, "ana", "not-a-table")
+    assert (malformed.code, malformed.reason) == (
+        grpc.StatusCode.INVALID_ARGUMENT,
+        "INVALID_TABLE_ID",
+    )
+    assert set(malformed.messages) == {"en", "ro", "it"}
+    unknown = await _refusal(bots, "ana", "00000000-0000-4000-8000-000000000000")
+    assert (unknown.code, unknown.reason) == (grpc.StatusCode.NOT_FOUND, "TABLE_NOT_FOUND")
+
+
+async def test_hints_are_rate_limited_per_player(
+    database_url: str, nats_url: str, subject_root: str
+) -> None:
+    """A burst of 3, then 2 per second: the 4th call at once is RESOURCE_EXHAUSTED with
+    `retryAfterSeconds` (in every language, not retried by the client); another player
+    is not affected, and after the wait the player is served again. Refused hints
+    (not his turn) count too: each one costs a read of the table."""
+    async with (
+        running_table_service(database_url, nats_url, subject_root) as table,
+        running_bots(
+            table, nats_url, subject_root, bots_hints_per_second=2, bots_hints_burst=3
+        ) as running,
+    ):
+        bots = running.target
+        table_id = await _open(table.target)
+        acting = PLAYERS[(await _turn_seats(table.target, table_id))[0]]
+        waiting = next(p for p in PLAYERS if p != acting)
+        async with BotsClient(bots, token(acting)) as hints:
+            for _ in range(3):
+                await hints.suggest(table_id)
+        started = time.monotonic()
+        limited = await _refusal(bots, acting, table_id)
+        assert (limited.code, limited.reason) == (
+            grpc.StatusCode.RESOURCE_EXHAUSTED,
+            "TOO_MANY_HINTS",
+        )
+        assert set(limited.messages) == {"en", "ro", "it"}
+        retry_after = float(limited.metadata["retryAfterSeconds"])
+        assert 0 < retry_after <= 0.5
+        assert (limited.metadata["burst"], limited.metadata["perSecond"]) == ("3", "2")
+        assert (await _refusal(bots, waiting, table_id)).reason == "NOT_YOUR_TURN"
+        await asyncio.sleep(max(0.0, retry_after - (time.monotonic() - started)) + 0.05)
+        async with BotsClient(bots, token(acting)) as hints:
+            assert (await hints.suggest(table_id)).action.WhichOneof("action")
+
+
+async def test_moves_and_hints_are_counted_in_the_metrics(
+    database_url: str, nats_url: str, subject_root: str
+) -> None:
+    """An all-computer table (normal seats) makes moves; a hint given and one refused.
+    Metrics are per process (other tests' hints count too): compared before and after."""
+    async with running_table_service(database_url, nats_url, subject_root) as table:
+        settings: dict[str, Any] = {"bots_hints_per_second": 1000}
+        async with running_bots(table, nats_url, subject_root, **settings) as bots:
+            port = bots.service.server.metrics_port
+            assert port is not None
+            before = await asyncio.to_thread(_scrape, port)
+            await _open(table.target, players=[None, None, None])
+            table_id = await _open(table.target)
+            acting = PLAYERS[(await _turn_seats(table.target, table_id))[0]]
+            async with BotsClient(bots.target, token(acting)) as hints:
+                await hints.suggest(table_id)
+            await _refusal(bots.target, "spectator", table_id)
+            async with asyncio.timeout(30):
+                while True:
+                    after = await asyncio.to_thread(_scrape, port)
+                    if _grown(before, after, 'kozyr_bots_moves_total{outcome="applied"}') >= 10:
+                        break
+                    await asyncio.sleep(0.1)
+    assert _grown(before, after, 'kozyr_bots_hints_total{outcome="given"}') == 1
+    assert _grown(before, after, 'kozyr_bots_hints_total{outcome="NOT_SEATED"}') == 1
+    assert _grown(before, after, 'kozyr_bots_decision_seconds_count{level="normal"}') >= 10
+
+
+def _scrape(port: int) -> str:
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as page:
+        return str(page.read().decode())
+
+
+def _grown(before: str, after: str, sample: str) -> float:
+    return _value(after, sample) - _value(before, sample)
+
+
+def _value(text: str, sample: str) -> float:
+    lines = [line for line in text.splitlines() if line.startswith(sample + " ")]
+    return float(lines[0].rsplit(" ", 1)[1]) if lines else 0.0
