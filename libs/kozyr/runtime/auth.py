@@ -6,6 +6,13 @@ taken from the token header (no "alg: none" or HS/RS confusion). HS256 with a sh
 secret is for development; production uses an asymmetric algorithm (RS256, ES256, EdDSA)
 so that servers hold only the public key.
 
+Keys rotate without downtime: a verifier holds the current key and any number of
+previous ones, each under a key id (`kid`). A token names the key that signed it in its
+header's `kid` and is checked with that key only; a token without `kid` (minted before
+key ids were configured) is tried against every key. Rotation: verifiers first accept
+the new key, then minters switch to it, and once every token signed with the old key
+has expired (`KOZYR_JWT_TTL_SECONDS`), the old key is dropped (docs/operations.md).
+
 The verified caller of the current gRPC call is available as `current_principal()`; the
 server's auth interceptor sets it.
 """
@@ -218,8 +225,10 @@ def mint_token(
     ttl: timedelta = DEFAULT_TTL,
     now: datetime | None = None,
     issuer: str = ISSUER,
+    key_id: str | None = None,
 ) -> str:
-    """A signed token for `subject` in `role`, valid for `ttl` from `now` (default: now)."""
+    """A signed token for `subject` in `role`, valid for `ttl` from `now` (default: now);
+    `key_id` goes into the header's `kid` (which key of the verifiers' to check it with)."""
     if not subject:
         raise ValueError("a token needs a subject")
     issued = now or datetime.now(UTC)
@@ -230,7 +239,10 @@ def mint_token(
         "iat": int(issued.timestamp()),
         "exp": int((issued + ttl).timestamp()),
     }
-    return jwt.encode(claims, load_signing_key(algorithm, key), algorithm=algorithm)
+    headers = {"kid": key_id} if key_id else None
+    return jwt.encode(
+        claims, load_signing_key(algorithm, key), algorithm=algorithm, headers=headers
+    )
 
 
 def verify_token(
@@ -250,7 +262,8 @@ VERIFIED_CACHE_SIZE = 10_000
 
 
 class TokenVerifier:
-    """Verifies tokens with one pre-loaded key (the key is parsed once, at start-up)."""
+    """Verifies tokens with pre-loaded keys (parsed once, at start-up): the current `key`
+    (under `key_id`, if any) and, while keys rotate, `previous_keys` by key id."""
 
     def __init__(
         self,
@@ -259,8 +272,13 @@ class TokenVerifier:
         *,
         issuer: str = ISSUER,
         leeway: timedelta = DEFAULT_LEEWAY,
+        key_id: str | None = None,
+        previous_keys: Mapping[str, str | bytes] | None = None,
     ) -> None:
-        self._key = load_verification_key(algorithm, key)
+        self._keys: dict[str, Any] = {
+            kid: load_verification_key(algorithm, k) for kid, k in (previous_keys or {}).items()
+        }
+        self._keys[key_id or ""] = load_verification_key(algorithm, key)
         self.algorithm = algorithm
         self._verified: dict[str, Principal] = {}
         self._issuer = issuer
@@ -283,20 +301,34 @@ class TokenVerifier:
         return principal
 
     def _verify(self, token: str) -> Principal:
+        for key in self._candidates(token):
+            try:
+                claims = jwt.decode(
+                    token,
+                    key,
+                    algorithms=[self.algorithm],
+                    issuer=self._issuer,
+                    leeway=self._leeway,
+                    options={"require": ["exp", "iat", "iss", "sub"]},
+                )
+            except ExpiredSignatureError:
+                raise AuthError(AuthFailure.EXPIRED) from None  # the signature held
+            except InvalidTokenError:
+                continue
+            return _principal(claims)
+        raise AuthError(AuthFailure.INVALID)
+
+    def _candidates(self, token: str) -> list[Any]:
+        """The keys to check `token` with: the one its `kid` names (none if unknown), or
+        every key for a token without `kid`."""
         try:
-            claims = jwt.decode(
-                token,
-                self._key,
-                algorithms=[self.algorithm],
-                issuer=self._issuer,
-                leeway=self._leeway,
-                options={"require": ["exp", "iat", "iss", "sub"]},
-            )
-        except ExpiredSignatureError:
-            raise AuthError(AuthFailure.EXPIRED) from None
+            kid = jwt.get_unverified_header(token).get("kid")
         except InvalidTokenError:
-            raise AuthError(AuthFailure.INVALID) from None
-        return _principal(claims)
+            return []
+        if kid is None:
+            return list(self._keys.values())
+        key = self._keys.get(kid) if isinstance(kid, str) else None
+        return [] if key is None else [key]
 
 
 def _printable(subject: str) -> bool:
@@ -336,12 +368,14 @@ class TokenMinter:
         *,
         ttl: timedelta = DEFAULT_TTL,
         issuer: str = ISSUER,
+        key_id: str | None = None,
     ) -> None:
         load_signing_key(algorithm, key)  # fail at construction, not at first mint
         self._key = key
         self.algorithm = algorithm
         self._ttl = ttl
         self._issuer = issuer
+        self.key_id = key_id
 
     def mint(
         self, subject: str, role: Role, *, ttl: timedelta | None = None, now: datetime | None = None
@@ -354,6 +388,7 @@ class TokenMinter:
             ttl=ttl or self._ttl,
             now=now,
             issuer=self._issuer,
+            key_id=self.key_id,
         )
 
 

@@ -11,6 +11,7 @@ declares what it needs with `load_settings(required={...})`.
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -38,7 +39,13 @@ LogFormat = Literal["json", "console"]
 
 _POSTGRES_DRIVERS = {"postgresql", "postgres", "postgresql+asyncpg"}
 _NATS_SCHEMES = {"nats", "tls", "ws", "wss"}
-_SECRET_FIELDS = {"jwt_key", "jwt_private_key", "database_url", "livekit_api_secret"}
+_SECRET_FIELDS = {
+    "jwt_key",
+    "jwt_private_key",
+    "jwt_previous_keys",
+    "database_url",
+    "livekit_api_secret",
+}
 
 
 class DatabaseTimeouts(TypedDict):
@@ -89,6 +96,16 @@ class Settings(BaseSettings):
         None, description="PEM private key to mint tokens with (asymmetric algorithms)."
     )
     jwt_ttl_seconds: int = Field(3600, gt=0, description="Lifetime of minted tokens.")
+    jwt_key_id: str | None = Field(
+        None,
+        description="The current key's id: minted tokens carry it as `kid`, and verifiers "
+        "check a token naming it with KOZYR_JWT_KEY (key rotation, docs/operations.md).",
+    )
+    jwt_previous_keys: SecretStr | None = Field(
+        None,
+        description='Keys still accepted while keys rotate: a JSON object {"<kid>": "<key>"} '
+        "of verification keys (HS* secrets or PEM public keys) of the same algorithm.",
+    )
 
     log_level: LogLevel = "INFO"
     log_format: LogFormat = "json"
@@ -234,6 +251,21 @@ class Settings(BaseSettings):
                 raise ValueError(str(error)) from None
         return value
 
+    @field_validator("jwt_previous_keys")
+    @classmethod
+    def _check_jwt_previous_keys(
+        cls, value: SecretStr | None, info: ValidationInfo
+    ) -> SecretStr | None:
+        if value is not None:
+            keys = _previous_keys(value)
+            algorithm = info.data.get("jwt_algorithm")
+            for kid, key in keys.items():
+                try:
+                    load_verification_key(algorithm or "HS256", key)
+                except KeyConfigError as error:
+                    raise ValueError(f"key {kid!r}: {error}") from None
+        return value
+
     @field_validator("jwt_private_key")
     @classmethod
     def _check_jwt_private_key(
@@ -273,7 +305,12 @@ class Settings(BaseSettings):
         """The verifier for incoming tokens; SettingsError when KOZYR_JWT_KEY is unset."""
         if self.jwt_key is None:
             raise SettingsError([_missing("jwt_key")])
-        return TokenVerifier(self.jwt_key.get_secret_value(), self.jwt_algorithm)
+        return TokenVerifier(
+            self.jwt_key.get_secret_value(),
+            self.jwt_algorithm,
+            key_id=self.jwt_key_id,
+            previous_keys=_previous_keys(self.jwt_previous_keys) if self.jwt_previous_keys else {},
+        )
 
     def token_minter(self) -> TokenMinter:
         """A minter for tokens this deployment accepts (dev login, service identities).
@@ -286,8 +323,24 @@ class Settings(BaseSettings):
         if key is None:
             raise SettingsError([_missing(field_name)])
         return TokenMinter(
-            key.get_secret_value(), self.jwt_algorithm, ttl=timedelta(seconds=self.jwt_ttl_seconds)
+            key.get_secret_value(),
+            self.jwt_algorithm,
+            ttl=timedelta(seconds=self.jwt_ttl_seconds),
+            key_id=self.jwt_key_id,
         )
+
+
+def _previous_keys(value: SecretStr) -> dict[str, str]:
+    """KOZYR_JWT_PREVIOUS_KEYS as {kid: key}; ValueError when it is not such an object."""
+    try:
+        keys = json.loads(value.get_secret_value())
+    except json.JSONDecodeError:
+        raise ValueError('must be a JSON object {"<kid>": "<key>"}') from None
+    if not isinstance(keys, dict) or not all(
+        isinstance(k, str) and k and isinstance(v, str) for k, v in keys.items()
+    ):
+        raise ValueError('must be a JSON object {"<kid>": "<key>"} of non-empty key ids')
+    return keys
 
 
 def normalise_database_url(value: str) -> str:

@@ -269,6 +269,34 @@ async def test_an_expired_token_is_unauthenticated(channel: grpc.aio.Channel) ->
     assert error_reason(error) == "TOKEN_EXPIRED"
 
 
+async def test_keys_rotate_without_downtime() -> None:
+    """A server during rotation accepts tokens of the old key and of the new one; after
+    it, the old key's tokens are refused — over real gRPC, settings as in production."""
+    new_secret = "the-next-secret-of-at-least-32-bytes"
+    old_token = mint_token("p-1", Role.PLAYER, key=JWT_SECRET, key_id="2026-10")
+    new_token = mint_token("p-2", Role.PLAYER, key=new_secret, key_id="2026-11")
+    during = echo_settings(
+        jwt_key=new_secret,
+        jwt_key_id="2026-11",
+        jwt_previous_keys=f'{{"2026-10": "{JWT_SECRET}"}}',
+    )
+    after = echo_settings(jwt_key=new_secret, jwt_key_id="2026-11")
+    for settings, old_accepted in ((during, True), (after, False)):
+        server = GrpcServer(settings, [ECHO_SPEC], auth=ECHO_POLICY)
+        await server.start()
+        try:
+            async with grpc.aio.insecure_channel(f"127.0.0.1:{server.port}") as chan:
+                assert (await call(chan, "Echo", metadata=bearer_metadata(new_token))).code
+                if old_accepted:
+                    assert await call(chan, "Echo", metadata=bearer_metadata(old_token))
+                else:
+                    error = await failed_call(chan, "Echo", metadata=bearer_metadata(old_token))
+                    assert error.code() == grpc.StatusCode.UNAUTHENTICATED
+                    assert error_reason(error) == "TOKEN_INVALID"
+        finally:
+            await server.stop(grace=0)
+
+
 async def test_a_role_outside_the_method_policy_is_permission_denied(
     channel: grpc.aio.Channel,
 ) -> None:

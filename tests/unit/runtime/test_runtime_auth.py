@@ -244,3 +244,46 @@ def test_the_current_principal_is_scoped() -> None:
         assert current_principal() is alice
     with pytest.raises(AuthError):
         current_principal()
+
+
+# --------------------------------------------------------------------------- key rotation
+
+NEW_SECRET = "the-new-secret-of-at-least-32-bytes!!"
+
+
+def test_during_rotation_tokens_of_the_old_and_the_new_key_are_accepted() -> None:
+    rotating = TokenVerifier(NEW_SECRET, "HS256", key_id="k2", previous_keys={"k1": SECRET})
+    old = TokenMinter(SECRET, "HS256", key_id="k1").mint("ana", Role.PLAYER)
+    new = TokenMinter(NEW_SECRET, "HS256", key_id="k2").mint("bo", Role.PLAYER)
+    legacy = mint_token("cy", Role.PLAYER, key=SECRET)  # minted before key ids: no kid
+    assert [rotating.verify(t).subject for t in (old, new, legacy)] == ["ana", "bo", "cy"]
+    assert jwt.get_unverified_header(new)["kid"] == "k2"
+
+    rotated = TokenVerifier(NEW_SECRET, "HS256", key_id="k2")
+    for token in (old, legacy):
+        with pytest.raises(AuthError) as caught:
+            rotated.verify(token)
+        assert caught.value.failure is AuthFailure.INVALID
+    assert rotated.verify(new).subject == "bo"
+
+
+def test_a_kid_names_the_one_key_a_token_is_checked_with() -> None:
+    verifier = TokenVerifier(NEW_SECRET, "HS256", key_id="k2", previous_keys={"k1": SECRET})
+    mislabelled = mint_token("ana", Role.PLAYER, key=SECRET, key_id="k2")
+    unknown = mint_token("ana", Role.PLAYER, key=SECRET, key_id="k9")
+    good = mint_token("ana", Role.PLAYER, key=SECRET)
+    odd_header = jwt.utils.base64url_encode(b'{"alg":"HS256","typ":"JWT","kid":7}').decode()
+    odd = ".".join([odd_header, *good.split(".")[1:]])  # PyJWT would not write such a kid
+    for token in (mislabelled, unknown, odd):
+        with pytest.raises(AuthError) as caught:
+            verifier.verify(token)
+        assert caught.value.failure is AuthFailure.INVALID
+
+
+def test_an_expired_token_of_a_previous_key_is_expired() -> None:
+    verifier = TokenVerifier(NEW_SECRET, "HS256", key_id="k2", previous_keys={"k1": SECRET})
+    issued = datetime.now(UTC) - timedelta(hours=3)
+    token = mint_token("p", Role.PLAYER, key=SECRET, key_id="k1", now=issued)
+    with pytest.raises(AuthError) as caught:
+        verifier.verify(token)
+    assert caught.value.failure is AuthFailure.EXPIRED

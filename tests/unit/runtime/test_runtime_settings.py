@@ -214,3 +214,17 @@ def test_a_malformed_peer_target_is_rejected(target: str) -> None:
     with pytest.raises(SettingsError) as caught:
         load_settings(table_target=target)
     assert "host:port" in problem_for(caught.value, "KOZYR_TABLE_TARGET")
+
+
+def test_previous_jwt_keys_are_read_by_key_id_and_checked() -> None:
+    old = "an-older-secret-of-at-least-32-bytes"
+    settings = load_settings(
+        jwt_key=SECRET, jwt_key_id="k2", jwt_previous_keys=f'{{"k1": "{old}"}}'
+    )
+    token = load_settings(jwt_key=old, jwt_key_id="k1").token_minter().mint("ana", Role.PLAYER)
+    assert settings.token_verifier().verify(token).subject == "ana"
+    for bad in ("not json", '["k1"]', '{"": "x"}', '{"k1": "short"}'):
+        with pytest.raises(SettingsError) as caught:
+            load_settings(jwt_key=SECRET, jwt_previous_keys=bad)
+        assert "KOZYR_JWT_PREVIOUS_KEYS" in str(caught.value)
+        assert "short" not in str(caught.value).replace("KOZYR", ""), "secrets are not echoed"
