@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Unpack
+
 from kozyr.api.bots.v1 import bots_service_pb2 as pb
 from kozyr.api.bots.v1 import bots_service_pb2_grpc as pb_grpc
-from kozyr.client.channel import ServiceClient
+from kozyr.client.channel import ChannelOptions, ServiceClient
 
 BOTS_SERVICE = pb.DESCRIPTOR.services_by_name["BotsService"].full_name
 
@@ -18,10 +20,8 @@ class BotsClient(ServiceClient):
 
     SERVICE = BOTS_SERVICE
 
-    def __init__(
-        self, target: str, token: str | None, *, language: str | None = None, retry: bool = True
-    ) -> None:
-        super().__init__(target, token, language=language, retry=retry)
+    def __init__(self, target: str, token: str | None, **options: Unpack[ChannelOptions]) -> None:
+        super().__init__(target, token, **options)
         self.stub = pb_grpc.BotsServiceStub(self._channel)
 
     async def suggest(self, table_id: str) -> pb.SuggestActionResponse:

@@ -30,12 +30,15 @@ class ServiceCaller:
         subject: str,
         *,
         interceptors: Sequence[grpc.aio.ClientInterceptor] = (),
+        credentials: grpc.ChannelCredentials | None = None,
     ) -> None:
         self._minter = minter
         self._ttl = ttl_seconds
         self._subject = subject
         self._minted_at = time.monotonic()
-        self.client = TableClient(target, self._mint(), interceptors=interceptors)
+        self.client = TableClient(
+            target, self._mint(), interceptors=interceptors, credentials=credentials
+        )
 
     def _mint(self) -> str:
         return self._minter.mint(self._subject, Role.SERVICE, ttl=timedelta(seconds=self._ttl))

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from types import TracebackType
-from typing import Any, ClassVar, Self
+from typing import Any, ClassVar, Self, TypedDict
 
 import grpc
 
@@ -53,11 +53,21 @@ def channel_options(*, retry: bool = True, services: Sequence[str]) -> list[tupl
     return [("grpc.enable_retries", 1), ("grpc.service_config", config)]
 
 
+class ChannelOptions(TypedDict, total=False):
+    """The keyword options of every client (`**options: Unpack[ChannelOptions]`)."""
+
+    language: str | None
+    retry: bool
+    interceptors: Sequence[grpc.aio.ClientInterceptor]
+    credentials: grpc.ChannelCredentials | None
+
+
 class ServiceClient:
     """One channel to a kozyr service (`SERVICE`, its proto full name), acting with one
     token; calls refused with UNAVAILABLE or RESOURCE_EXHAUSTED are retried by gRPC
     unless `retry=False`. `interceptors`: grpc.aio client interceptors of the channel
-    (the bots service records its inputs with one in tests)."""
+    (the bots service records its inputs with one in tests). `credentials`: TLS
+    (`Settings.channel_credentials()`); None: a plain channel."""
 
     SERVICE: ClassVar[str]
 
@@ -69,12 +79,15 @@ class ServiceClient:
         language: str | None = None,
         retry: bool = True,
         interceptors: Sequence[grpc.aio.ClientInterceptor] = (),
+        credentials: grpc.ChannelCredentials | None = None,
     ) -> None:
         self.target = target
-        self._channel = grpc.aio.insecure_channel(
-            target,
-            options=channel_options(retry=retry, services=(self.SERVICE,)),
-            interceptors=list(interceptors) or None,
+        options = channel_options(retry=retry, services=(self.SERVICE,))
+        chained = list(interceptors) or None
+        self._channel = (
+            grpc.aio.insecure_channel(target, options=options, interceptors=chained)
+            if credentials is None
+            else grpc.aio.secure_channel(target, credentials, options, interceptors=chained)
         )
         self.metadata = call_metadata(token=token, language=language)
 

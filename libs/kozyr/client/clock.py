@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Unpack
 
 from kozyr.api.clock.v1 import clock_service_pb2 as pb
 from kozyr.api.clock.v1 import clock_service_pb2_grpc as pb_grpc
-from kozyr.client.channel import ServiceClient
+from kozyr.client.channel import ChannelOptions, ServiceClient
 
 CLOCK_SERVICE = pb.DESCRIPTOR.services_by_name["ClockService"].full_name
 
@@ -16,10 +17,8 @@ class ClockClient(ServiceClient):
 
     SERVICE = CLOCK_SERVICE
 
-    def __init__(
-        self, target: str, token: str | None, *, language: str | None = None, retry: bool = True
-    ) -> None:
-        super().__init__(target, token, language=language, retry=retry)
+    def __init__(self, target: str, token: str | None, **options: Unpack[ChannelOptions]) -> None:
+        super().__init__(target, token, **options)
         self.stub = pb_grpc.ClockServiceStub(self._channel)
 
     async def heartbeat(self) -> pb.HeartbeatResponse:

@@ -10,15 +10,15 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import AsyncGenerator, Sequence
+from typing import Unpack
 
-import grpc
 from google.protobuf.message import Message
 
 from kozyr.api.common.v1 import games_pb2, seats_pb2
 from kozyr.api.table.v1 import actions_pb2, views_pb2
 from kozyr.api.table.v1 import table_service_pb2 as pb
 from kozyr.api.table.v1 import table_service_pb2_grpc as pb_grpc
-from kozyr.client.channel import ServiceClient, retry_service_config
+from kozyr.client.channel import ChannelOptions, ServiceClient, retry_service_config
 
 TABLE_SERVICE = pb.DESCRIPTOR.services_by_name["TableService"].full_name
 
@@ -41,16 +41,8 @@ class TableClient(ServiceClient):
 
     SERVICE = TABLE_SERVICE
 
-    def __init__(
-        self,
-        target: str,
-        token: str | None,
-        *,
-        language: str | None = None,
-        retry: bool = True,
-        interceptors: Sequence[grpc.aio.ClientInterceptor] = (),
-    ) -> None:
-        super().__init__(target, token, language=language, retry=retry, interceptors=interceptors)
+    def __init__(self, target: str, token: str | None, **options: Unpack[ChannelOptions]) -> None:
+        super().__init__(target, token, **options)
         self.stub = pb_grpc.TableServiceStub(self._channel)
 
     async def create_table(

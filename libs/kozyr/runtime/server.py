@@ -154,7 +154,12 @@ class GrpcServer:
         reflection.enable_server_reflection(
             [*self.service_names, HEALTH_SERVICE, reflection.SERVICE_NAME], server
         )
-        self.port = _bind(server, self.settings.grpc_host, self.settings.grpc_port)
+        self.port = _bind(
+            server,
+            self.settings.grpc_host,
+            self.settings.grpc_port,
+            self.settings.server_credentials(),
+        )
         self._server = server
         await server.start()
         for name in ["", *self.service_names]:
@@ -262,10 +267,14 @@ def _server_options(
     return tuple(options.items())
 
 
-def _bind(server: grpc.aio.Server, host: str, port: int) -> int:
+def _bind(server: grpc.aio.Server, host: str, port: int, tls: grpc.ServerCredentials | None) -> int:
+    """Bind to host:port — with TLS only, when the settings give the server credentials."""
     address = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
     try:
-        bound = int(server.add_insecure_port(address))
+        if tls is None:
+            bound = int(server.add_insecure_port(address))
+        else:
+            bound = int(server.add_secure_port(address, tls))
     except RuntimeError as error:
         raise OSError(f"cannot bind the gRPC server to {address}: {error}") from None
     if bound == 0:

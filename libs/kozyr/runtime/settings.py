@@ -16,10 +16,19 @@ import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import timedelta
+from pathlib import Path
 from typing import Any, Literal, TypedDict
 from urllib.parse import urlsplit
 
-from pydantic import Field, SecretStr, ValidationError, ValidationInfo, field_validator
+import grpc
+from pydantic import (
+    Field,
+    SecretStr,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 from pydantic_settings import BaseSettings, SettingsConfigDict
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
@@ -84,6 +93,19 @@ class Settings(BaseSettings):
 
     grpc_host: str = Field("0.0.0.0", min_length=1)
     grpc_port: int = Field(50051, ge=0, le=65535, description="0 picks a free port.")
+    grpc_tls_cert_file: str | None = Field(
+        None,
+        description="PEM certificate chain this service's gRPC server presents; with "
+        "KOZYR_GRPC_TLS_KEY_FILE the server speaks TLS only (docs/operations.md).",
+    )
+    grpc_tls_key_file: str | None = Field(
+        None, description="PEM private key of KOZYR_GRPC_TLS_CERT_FILE."
+    )
+    grpc_tls_ca_file: str | None = Field(
+        None,
+        description="PEM CA bundle: this service's calls to other kozyr services use TLS and "
+        "verify their certificates against it. Unset: plain connections.",
+    )
     table_target: str | None = Field(None, description="host:port of the table service.")
     matchmaking_target: str | None = Field(None, description="host:port of matchmaking.")
     clock_target: str | None = Field(None, description="host:port of the clock service.")
@@ -231,6 +253,15 @@ class Settings(BaseSettings):
             )
         return value
 
+    @model_validator(mode="after")
+    def _check_tls_pair(self) -> Settings:
+        if (self.grpc_tls_cert_file is None) != (self.grpc_tls_key_file is None):
+            raise ValueError(
+                "KOZYR_GRPC_TLS_CERT_FILE and KOZYR_GRPC_TLS_KEY_FILE go together: set both "
+                "for a TLS server, or neither"
+            )
+        return self
+
     @field_validator("table_target", "matchmaking_target", "clock_target")
     @classmethod
     def _check_target(cls, value: str | None) -> str | None:
@@ -301,6 +332,20 @@ class Settings(BaseSettings):
             "statement_timeout": self.database_statement_timeout_seconds,
         }
 
+    def server_credentials(self) -> grpc.ServerCredentials | None:
+        """TLS credentials of this service's gRPC server; None: it speaks plain gRPC."""
+        if self.grpc_tls_cert_file is None or self.grpc_tls_key_file is None:
+            return None
+        pair = (_read_pem("grpc_tls_key_file", self.grpc_tls_key_file),
+                _read_pem("grpc_tls_cert_file", self.grpc_tls_cert_file))  # fmt: skip
+        return grpc.ssl_server_credentials([pair])
+
+    def channel_credentials(self) -> grpc.ChannelCredentials | None:
+        """TLS credentials of this service's calls to the others; None: plain gRPC."""
+        if self.grpc_tls_ca_file is None:
+            return None
+        return grpc.ssl_channel_credentials(_read_pem("grpc_tls_ca_file", self.grpc_tls_ca_file))
+
     def token_verifier(self) -> TokenVerifier:
         """The verifier for incoming tokens; SettingsError when KOZYR_JWT_KEY is unset."""
         if self.jwt_key is None:
@@ -328,6 +373,14 @@ class Settings(BaseSettings):
             ttl=timedelta(seconds=self.jwt_ttl_seconds),
             key_id=self.jwt_key_id,
         )
+
+
+def _read_pem(field_name: str, path: str) -> bytes:
+    """A PEM file's bytes; SettingsError naming the variable when it cannot be read."""
+    try:
+        return Path(path).read_bytes()
+    except OSError as error:
+        raise SettingsError([SettingsProblem(env_name(field_name), str(error))]) from None
 
 
 def _previous_keys(value: SecretStr) -> dict[str, str]:

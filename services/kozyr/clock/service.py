@@ -70,7 +70,10 @@ class ClockService:
         self.root = settings.subject_root
         self.clock = clock or SystemClock(timedelta(seconds=settings.clock_time_offset_seconds))
         self.tables = TableCaller(
-            settings.table_target, settings.token_minter(), settings.jwt_ttl_seconds
+            settings.table_target,
+            settings.token_minter(),
+            settings.jwt_ttl_seconds,
+            settings.channel_credentials(),
         )
         self.voice = VoiceRooms.from_settings(settings)
         self.server = GrpcServer(

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import grpc
+
 from kozyr.client.caller import ServiceCaller
 from kozyr.runtime.auth import TokenMinter
 
@@ -16,5 +18,11 @@ JetStream would before handing it to another replica."""
 class TableCaller(ServiceCaller):
     """A `TableClient` acting as the clock service."""
 
-    def __init__(self, target: str, minter: TokenMinter, ttl_seconds: float) -> None:
-        super().__init__(target, minter, ttl_seconds, SERVICE_SUBJECT)
+    def __init__(
+        self,
+        target: str,
+        minter: TokenMinter,
+        ttl_seconds: float,
+        credentials: grpc.ChannelCredentials | None = None,
+    ) -> None:
+        super().__init__(target, minter, ttl_seconds, SERVICE_SUBJECT, credentials=credentials)
