@@ -1,16 +1,20 @@
-"""A computer seat's move, chosen from its seat's view alone (DESIGN.md §1: no peeking).
+"""A computer seat's move, chosen from what its seat may know (DESIGN.md §1: no peeking).
 
 The view lists the seat's legal moves as ready-made `Action` messages
 (`TableView.legal_actions`); a level picks one of them — or, for the one choice too
 wide to list (3-5-8's discard, listed as its default only), builds another legal one
-from the hand the view shows. Nothing here reads anything but the view, and every
-choice is deterministic: two replicas that read the same view send the same move, so
-the table's request-id idempotency never sees two different moves for one turn.
+from the hand the view shows. `easy` and `normal` read the view alone; `hard` also
+reads the seat's own redacted history of the deal (`kozyr.bots.knowledge`), never
+anything of another seat. Every choice is deterministic (`hard`: its random generator
+is seeded by table, turn and seat), so two replicas that read the same view send the
+same move, and the table's request-id idempotency never sees two different moves.
 
 - `easy` — the table's own "lowest safe move" (the timeout's default): in 3-5-8 the
   lowest listed card by rank (ties ♣ ♦ ♥ ♠) and the first unused contract, in Khözör
   the first listed move (the engine lists the default first).
 - `normal` — rules of thumb per game (`kozyr.bots.three_five_eight`, `kozyr.bots.khozor`).
+- `hard` — perfect-information Monte Carlo over the hidden cards (`kozyr.bots.search`,
+  `kozyr.bots.hard_three_five_eight`, `kozyr.bots.hard_khozor`).
 """
 
 from __future__ import annotations
@@ -18,7 +22,9 @@ from __future__ import annotations
 from enum import StrEnum
 
 from kozyr.api.table.v1 import actions_pb2, views_pb2
-from kozyr.bots import khozor, three_five_eight
+from kozyr.bots import hard_khozor, hard_three_five_eight, khozor, three_five_eight
+from kozyr.bots.knowledge import Knowledge, knowledge
+from kozyr.bots.search import Budget
 
 
 class Level(StrEnum):
@@ -26,6 +32,7 @@ class Level(StrEnum):
 
     EASY = "easy"
     NORMAL = "normal"
+    HARD = "hard"
 
 
 class NoMove(LookupError):
@@ -38,16 +45,32 @@ def turn_moves(view: views_pb2.TableView) -> list[actions_pb2.Action]:
     return [a for a in view.legal_actions if a.WhichOneof("action") != "toggle_signal"]
 
 
-def choose(view: views_pb2.TableView, level: Level) -> actions_pb2.Action:
-    """The move of the view's seat at `level`; NoMove if it has none."""
+def choose(
+    view: views_pb2.TableView,
+    level: Level,
+    known: Knowledge | None = None,
+    budget: Budget | None = None,
+) -> actions_pb2.Action:
+    """The move of the view's seat at `level`; NoMove if it has none.
+
+    `known` (hard only): the seat's view and its redacted history of the current deal;
+    without it the hard level knows the view alone. `budget` (hard only): the search's
+    time and world cap (`Budget()`: `KOZYR_BOTS_HARD_BUDGET_MS`'s default).
+    """
     moves = turn_moves(view)
     if not moves:
         raise NoMove(view.table_id)
     game = view.WhichOneof("game_view")
+    if level is Level.HARD:
+        seen = known if known is not None else knowledge(view, [])
+        if game == "three_five_eight":
+            return hard_three_five_eight.choose(seen, moves, budget or Budget())
+        if game == "khozor_teams":
+            return hard_khozor.choose(seen, moves, budget or Budget())
     if game == "three_five_eight":
         if level is Level.EASY:
             return three_five_eight.easy(moves)
         return three_five_eight.normal(view.three_five_eight, moves)
-    if game == "khozor_teams" and level is Level.NORMAL:
+    if game == "khozor_teams" and level is not Level.EASY:
         return khozor.normal(view.khozor_teams, moves)
     return moves[0]

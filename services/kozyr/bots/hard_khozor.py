@@ -1,0 +1,198 @@
+"""Khözör at the `hard` level: PIMC (`kozyr.bots.search`) on the pure engine.
+
+What the seat knows is its view: its hand, the pile of the current cycle, every hand's
+count, the reserve's and the sleeping pile's counts. Its history adds no card — the
+engine's `redact` never names one (docs/rules-khozor.md, "History": a card shown once
+may later fall asleep, and sleeping cards are never shown again) — so a world deals the
+cards the seat has not in front of it (43 minus its hand and the pile) at random to
+the other seven hands, the reserve (in a random order: the refills' order) and the
+sleeping pile, each to its count.
+
+Decisions searched: the lead (the normal one, every single card, a few sets) and the
+defence (the normal one, the pickup, the cheapest beats). A world is played out to the
+round's end by `normal` for every seat; a move is worth 1 when the seat's team wins
+the round, 0 otherwise. The opener's confirmation is `normal`'s (the seat with the
+fewest cards). Signals are not read (RULES.md): a world has every signal off.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from kozyr.api.table.v1 import actions_pb2
+from kozyr.bots import khozor as normal_khozor
+from kozyr.bots.knowledge import Knowledge, decision_seed
+from kozyr.bots.search import Budget, pimc
+from kozyr.games.cards import Card, Suit, parse_card
+from kozyr.games.khozor_teams.beating import beating_sets
+from kozyr.games.khozor_teams.evolve import evolve
+from kozyr.games.khozor_teams.messages import Beat, Command, Lead, PickUp, RoundWon
+from kozyr.games.khozor_teams.model import (
+    DECK,
+    SEATS,
+    Phase,
+    Play,
+    PlayKind,
+    RoundResult,
+    State,
+    Team,
+    team_of,
+)
+from kozyr.games.khozor_teams.moves import legal_commands
+from kozyr.games.khozor_teams.rules import decide
+
+ROLLOUT_DECISIONS = 600
+"""A playout that has not ended its round after this many decisions counts as a draw."""
+CANDIDATES = 10
+"""The most moves one search compares."""
+
+
+@dataclass(frozen=True)
+class Facts:
+    """Everything one Khözör seat knows about where the cards are."""
+
+    seat: int
+    hand: tuple[Card, ...]
+    pile: tuple[Play, ...]
+    counts: tuple[int, ...]
+    reserve: int
+    sleeping: int
+
+
+def facts(known: Knowledge) -> Facts:
+    view = known.view.khozor_teams
+    pile = tuple(
+        Play(p.seat, PlayKind(p.kind), tuple(parse_card(c) for c in p.cards)) for p in view.pile
+    )
+    return Facts(
+        seat=known.seat,
+        hand=tuple(parse_card(c) for c in view.hand),
+        pile=pile,
+        counts=tuple(view.hand_counts),
+        reserve=view.reserve_count,
+        sleeping=view.sleeping_count,
+    )
+
+
+@dataclass(frozen=True)
+class Deal:
+    hands: tuple[tuple[Card, ...], ...]
+    reserve: tuple[Card, ...]
+    sleeping: tuple[Card, ...]
+
+
+def sample(f: Facts, rng: random.Random) -> Deal | None:
+    """The unseen cards dealt at random to the other hands, the reserve and the sleeping
+    pile, each to its count; None when the counts do not add up (a view out of step)."""
+    seen = set(f.hand) | {c for play in f.pile for c in play.cards}
+    unseen = [c for c in DECK if c not in seen]
+    others = [s for s in range(SEATS) if s != f.seat]
+    if sum(f.counts[s] for s in others) + f.reserve + f.sleeping != len(unseen):
+        return None
+    rng.shuffle(unseen)
+    hands: list[tuple[Card, ...]] = [()] * SEATS
+    hands[f.seat] = f.hand
+    at = 0
+    for s in others:
+        hands[s] = tuple(unseen[at : at + f.counts[s]])
+        at += f.counts[s]
+    reserve = tuple(unseen[at : at + f.reserve])
+    return Deal(tuple(hands), reserve, tuple(unseen[at + f.reserve :]))
+
+
+def world(known: Knowledge, f: Facts, deal: Deal) -> State:
+    view = known.view.khozor_teams
+    return State(
+        turn_seconds=view.turn_seconds or 180,
+        phase=Phase.PLAY,
+        decisions=view.turn.number,
+        round_no=view.round,
+        trump=Suit(view.trump),
+        opening_team=Team(view.opening_team) if view.HasField("opening_team") else None,
+        opener=view.opener if view.HasField("opener") else None,
+        to_act=f.seat,
+        hands=deal.hands,
+        reserve=deal.reserve,
+        pile=f.pile,
+        sleeping=deal.sleeping,
+        results=tuple(RoundResult(r.round, Team(r.team), r.seat) for r in view.round_winners),
+        commitment="",
+        seed=bytes(32),  # a placeholder: the playout stops at the round's end, before the reveal
+    )
+
+
+def policy(state: State, seat: int) -> Command:
+    """`normal` on an engine state: the playouts' move for every seat."""
+    trump = state.trump
+    assert trump is not None
+    hand = state.hands[seat]
+    if not state.pile:
+        leads = [c.cards for c in legal_commands(state, seat) if isinstance(c, Lead)]
+        return Lead(seat, normal_khozor.choose_lead(leads, trump))
+    beats = beating_sets(hand, state.pile[-1].cards, trump, 1)
+    if not beats or normal_khozor.pick_up_instead(beats[0], len(state.reserve), trump):
+        return PickUp(seat)
+    return Beat(seat, beats[0])
+
+
+def outcome(state: State, command: Command, team: Team) -> float:
+    """1 when `team` wins the round after `command`, then `normal` for everybody."""
+    for _ in range(ROLLOUT_DECISIONS):
+        for event in decide(state, command):
+            if isinstance(event, RoundWon):
+                return 1.0 if event.team is team else 0.0
+            state = evolve(state, event)
+        assert state.to_act is not None
+        command = policy(state, state.to_act)
+    return 0.5
+
+
+def _command(seat: int, action: actions_pb2.Action) -> Command:
+    kind = action.WhichOneof("action")
+    if kind == "lead":
+        return Lead(seat, tuple(parse_card(c.code) for c in action.lead.cards))
+    if kind == "beat":
+        return Beat(seat, tuple(parse_card(c.code) for c in action.beat.cards))
+    return PickUp(seat)
+
+
+def candidates(
+    moves: Sequence[actions_pb2.Action], fallback: actions_pb2.Action
+) -> list[actions_pb2.Action]:
+    """The normal move first, then the listed ones (single leads and the pickup before
+    sets and dearer beats), at most `CANDIDATES`."""
+
+    def order(action: actions_pb2.Action) -> int:
+        kind = action.WhichOneof("action")
+        if kind == "pick_up" or (kind == "lead" and len(action.lead.cards) == 1):
+            return 0
+        return 1
+
+    rest = sorted((m for m in moves if m != fallback), key=order)
+    return [fallback, *rest][:CANDIDATES]
+
+
+def choose(
+    known: Knowledge, moves: Sequence[actions_pb2.Action], budget: Budget
+) -> actions_pb2.Action:
+    """The hard move: the normal one unless the search finds a better one."""
+    view = known.view.khozor_teams
+    fallback = normal_khozor.normal(view, moves)
+    kind = moves[0].WhichOneof("action")
+    if kind not in ("lead", "beat", "pick_up") or len(moves) == 1 or not view.HasField("trump"):
+        return fallback
+    me = known.seat
+    actions = candidates(moves, fallback)
+    commands = [_command(me, a) for a in actions]
+    f = facts(known)
+    team = team_of(me)
+    rng = random.Random(decision_seed(known.view.table_id, known.view.turn.number, me))
+
+    def draw(r: random.Random) -> State | None:
+        deal = sample(f, r)
+        return None if deal is None else world(known, f, deal)
+
+    found = pimc(commands, draw, lambda state, c: outcome(state, c, team), budget, rng)
+    return actions[found.best]

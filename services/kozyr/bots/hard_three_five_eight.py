@@ -1,0 +1,420 @@
+"""3-5-8 at the `hard` level: PIMC (`kozyr.bots.search`) on the pure engine.
+
+What the seat knows (`Facts`, from its view and its redacted history of the deal):
+its own cards; every card played (so the suits a seat showed it lacks — with
+`must_trump` a seat that threw a side card also lacks trumps); the exchange steps it
+took part in (the card it gave stays with the receiver unless it came back, the card
+returned is the receiver's highest of that suit, so the receiver holds nothing of that
+suit above it; a card returned to a giver is in the giver's hand while he gives no
+more); the talon and its discards when it declared. The sampler deals every other card
+to the other hands, the untaken talon and the unseen discards at random, never where
+the seat knows a card cannot be (`sample`, tested).
+
+Decisions searched: the card to play, the discard (a handful of candidate discards:
+the normal one and voids of each short side suit), the card to give (the lowest of
+each suit) and the contract. A world is played out to the deal's end by `normal` for
+every seat; a move is worth the seat's points of the deal. A contract is worth its
+points now minus what the same contract is worth on an average later hand
+(`CONTRACT_LATER`, the schedule: every contract must be declared once).
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from kozyr.api.table.v1 import actions_pb2
+from kozyr.bots import three_five_eight as normal358
+from kozyr.bots.knowledge import Knowledge, decision_seed
+from kozyr.bots.search import Budget, pimc
+from kozyr.games.cards import Card, Suit, parse_card
+from kozyr.games.three_five_eight import rules
+from kozyr.games.three_five_eight.model import (
+    DECK,
+    FIRST_LOOK,
+    SEATS,
+    ChooseContract,
+    Command,
+    Contract,
+    DealScored,
+    DealState,
+    Discard,
+    GiveCard,
+    Options,
+    Phase,
+    PlayCard,
+    State,
+    Transfer,
+    TrickTaken,
+)
+from kozyr.games.three_five_eight.ranking import low_key, strength
+from kozyr.games.three_five_eight.transitions import evolve
+
+CONTRACT_LATER = {
+    Contract.SPADES: -2.07,
+    Contract.HEARTS: -2.07,
+    Contract.DIAMONDS: -2.07,
+    Contract.CLUBS: -2.07,
+    Contract.NO_TRUMP: -3.2,
+    Contract.MINIMUM_TRICKS: 0.45,
+}
+"""A declarer's mean points with each contract over random deals when every seat plays
+`normal` (tools: tests/support/tournament.py `contract_baselines`, 4,000 deals each):
+the value of keeping the contract for a later deal."""
+
+NO_CAP = 99
+Step = tuple[int, int, Card | None, Card | None]
+"""An exchange step as this seat saw it: giver, receiver, given, returned (None: unseen)."""
+
+
+@dataclass(frozen=True)
+class Facts:
+    """Everything one 3-5-8 seat knows about where the cards are."""
+
+    seat: int
+    hand: tuple[Card, ...]
+    hidden_own: int
+    played: frozenset[Card]
+    out: frozenset[Card]
+    voids: tuple[frozenset[Suit], ...]
+    caps: tuple[dict[Suit, int], ...]
+    known: tuple[frozenset[Card], ...]
+    pinned: dict[Card, int]
+    """Cards known to be in this declarer's hand or among his discards."""
+    counts: tuple[int, ...]
+    talon_slots: int
+    discard_slots: int
+
+
+def _cards(texts: Sequence[str] | None) -> tuple[Card, ...]:
+    return tuple(parse_card(t) for t in texts or ())
+
+
+def facts(known: Knowledge) -> Facts:
+    """What the seat knows, from its view and its redacted events of the deal."""
+    view = known.view.three_five_eight
+    me = known.seat
+    hand = _cards(view.hand)
+    trump = Suit(view.trump) if view.HasField("trump") else None
+    must_trump = view.options.must_trump
+    plays: list[tuple[int, Card]] = []
+    holders: list[dict[Card, int]] = []  # exchange cards seen going to a seat
+    caps: list[dict[Suit, int]] = [{} for _ in range(SEATS)]
+    steps: list[Step] = []
+    out: set[Card] = set()
+    for kind, data in known.events:
+        if kind == "CardPlayed":
+            plays.append((int(data["seat"]), parse_card(data["card"])))
+        elif kind == "CardExchanged":
+            given = parse_card(data["given"]) if data.get("given") else None
+            back = parse_card(data["returned"]) if data.get("returned") else None
+            steps.append((int(data["giver"]), int(data["receiver"]), given, back))
+        elif kind == "CardsDiscarded" and data.get("cards"):
+            out.update(_cards(data["cards"]))
+    if view.discards:
+        out.update(_cards(view.discards))
+    # the view is the authority on the trick on the table (the history may lag)
+    plays = plays[: len(plays) - len(plays) % SEATS]
+    plays.extend((t.seat, parse_card(t.card)) for t in view.trick)
+    voids: list[set[Suit]] = [set() for _ in range(SEATS)]
+    for start in range(0, len(plays), SEATS):
+        trick = plays[start : start + SEATS]
+        led = trick[0][1].suit
+        for seat, card in trick[1:]:
+            if card.suit is not led and led is not None:
+                voids[seat].add(led)
+                if must_trump and trump is not None and card.suit is not trump:
+                    voids[seat].add(trump)
+    for index, (giver, receiver, given, back) in enumerate(steps):
+        if given is None or back is None or given.suit is None:
+            continue
+        if giver == me:
+            caps[receiver][given.suit] = min(caps[receiver].get(given.suit, NO_CAP), strength(back))
+            if back != given and not _moves_on(steps[index + 1 :], receiver, me):
+                holders.append({given: receiver})
+        elif receiver == me and back != given and not _moves_on(steps[index + 1 :], giver, me):
+            holders.append({back: giver})
+    played = frozenset(
+        (*(c for _, c in plays), *(parse_card(t.card) for t in view.last_trick.cards))
+    )
+    held: list[set[Card]] = [set() for _ in range(SEATS)]
+    for holding in holders:
+        for card, seat in holding.items():
+            for other in held:
+                other.discard(card)
+            held[seat].add(card)
+    for seat in range(SEATS):
+        held[seat] -= played | set(hand) | out
+    held[me] = set()
+    counts = tuple(view.hand_counts) or (0,) * SEATS
+    hidden_own = max(0, counts[me] - len(hand)) if counts else 0
+    declarer = view.declarer if view.HasField("declarer") else -1
+    pinned: dict[Card, int] = {}
+    if declarer != me and declarer >= 0 and view.phase in ("discard", "play"):
+        caps[declarer] = {}  # the talon came after the exchange: any card may be in it
+        if view.discard_count:  # what he got may be among his discards
+            pinned = dict.fromkeys(held[declarer], declarer)
+            held[declarer] = set()
+    return Facts(
+        seat=me,
+        hand=hand,
+        hidden_own=hidden_own,
+        played=played,
+        out=frozenset(out),
+        voids=tuple(frozenset(v) for v in voids),
+        caps=tuple(caps),
+        known=tuple(frozenset(k) for k in held),
+        pinned=pinned,
+        counts=counts,
+        talon_slots=view.talon_count,
+        discard_slots=view.discard_count if declarer != me else 0,
+    )
+
+
+def _moves_on(later: Sequence[Step], seat: int, me: int) -> bool:
+    """Whether `seat` takes part in a later exchange step this seat does not see: a
+    card it holds may then have moved on (a receiver's return to the second giver)."""
+    return any(seat in (g, r) and me not in (g, r) for g, r, _, _ in later)
+
+
+@dataclass(frozen=True)
+class Deal:
+    """One determinization: every hand, the talon and the discards."""
+
+    hands: tuple[tuple[Card, ...], ...]
+    talon: tuple[Card, ...]
+    discards: tuple[Card, ...]
+
+
+TALON, DISCARDS, LOST = SEATS, SEATS + 1, SEATS + 2
+
+
+def allowed(f: Facts, card: Card, slot: int) -> bool:
+    """Whether the seat's knowledge lets `card` lie in `slot` (a seat, or a pile)."""
+    if card in f.pinned:
+        return slot in (f.pinned[card], DISCARDS)
+    if slot >= SEATS or slot == f.seat:
+        return True
+    if card.suit in f.voids[slot]:
+        return False
+    assert card.suit is not None
+    return strength(card) < f.caps[slot].get(card.suit, NO_CAP)
+
+
+def sample(f: Facts, rng: random.Random, tries: int = 20) -> Deal | None:
+    """A deal consistent with the facts, about uniform among them; None if the random
+    placement kept running into dead ends (rare: only voids and caps constrain it)."""
+    placed = f.played | f.out | set(f.hand) | {c for k in f.known for c in k}
+    unknown = [c for c in DECK if c not in placed]
+    need = [0] * (SEATS + 3)
+    for seat in range(SEATS):
+        need[seat] = f.hidden_own if seat == f.seat else f.counts[seat] - len(f.known[seat])
+    need[TALON] = f.talon_slots
+    need[DISCARDS] = f.discard_slots
+    need[LOST] = len(unknown) - sum(need)
+    if min(need) < 0:
+        return None
+    for _ in range(tries):
+        deal = _place(f, unknown, list(need), rng)
+        if deal is not None:
+            return deal
+    return None
+
+
+def _place(f: Facts, unknown: list[Card], need: list[int], rng: random.Random) -> Deal | None:
+    cards = list(unknown)
+    rng.shuffle(cards)
+    options = {c: [s for s in range(len(need)) if allowed(f, c, s)] for c in cards}
+    cards.sort(key=lambda c: len(options[c]))
+    slots: list[list[Card]] = [[] for _ in need]
+    for card in cards:
+        open_slots = [s for s in options[card] if need[s] > 0]
+        if not open_slots:
+            return None
+        slot = rng.choices(open_slots, weights=[need[s] for s in open_slots])[0]
+        slots[slot].append(card)
+        need[slot] -= 1
+    hands = []
+    for seat in range(SEATS):
+        if seat == f.seat:
+            hands.append((*f.hand, *slots[seat]))
+        else:
+            hands.append((*sorted(f.known[seat], key=low_key), *slots[seat]))
+    return Deal(tuple(hands), tuple(slots[TALON]), tuple(slots[DISCARDS]))
+
+
+# ----------------------------------------------------------- worlds and rollouts
+
+
+def world(known: Knowledge, deal: Deal) -> State:
+    """The engine state of the seat's view with `deal`'s cards in the hidden places."""
+    view = known.view.three_five_eight
+    phase = Phase(view.phase)
+    contract = Contract(view.contract) if view.HasField("contract") else None
+    declarer = view.declarer
+    discards = _cards(view.discards) if view.discards else deal.discards
+    transfers = tuple(Transfer(t.giver, t.receiver, t.count) for t in view.exchange.transfers)
+    current = view.exchange.current if view.exchange.HasField("current") else len(transfers)
+    done = view.exchange.transfers[current].given if current < len(transfers) else 0
+    hands = deal.hands
+    if phase is Phase.CONTRACT:  # the six seen cards first: the engine deals in order
+        seen = _cards(view.hand)
+        hands = tuple(
+            (*seen, *(c for c in h if c not in seen)) if s == known.seat else h
+            for s, h in enumerate(hands)
+        )
+    d = DealState(
+        number=view.deal_number,
+        dealer=view.dealer,
+        commitment="",
+        seed=b"",
+        hands=hands,
+        talon=deal.talon if phase in (Phase.CONTRACT, Phase.EXCHANGE) else (),
+        contract=contract,
+        transfers=transfers,
+        transfer_index=current,
+        transfer_done=done,
+        talon_taken=phase in (Phase.DISCARD, Phase.PLAY),
+        discards=discards if phase is Phase.PLAY else (),
+        leader=view.trick_leader if view.HasField("trick_leader") else declarer,
+        trick=tuple(parse_card(t.card) for t in view.trick),
+        completed=tuple(TrickTaken(i + 1, 0, 0, ()) for i in range(view.tricks_played)),
+        tricks=tuple(view.tricks) or (0, 0, 0),
+    )
+    records = tuple(
+        DealScored(
+            r.deal,
+            r.dealer,
+            Contract(r.contract),
+            tuple(r.targets),
+            tuple(r.tricks),
+            tuple(r.points),
+            (0, 0, 0),
+        )
+        for r in view.deal_scores
+    )
+    used = tuple(frozenset(Contract(c) for c in row.contracts) for row in view.contracts_used)
+    return State(
+        options=Options(must_trump=view.options.must_trump),
+        phase=phase,
+        turn_number=view.turn.number,
+        first_dealer=view.first_dealer,
+        used=used or (frozenset(), frozenset(), frozenset()),
+        records=records,
+        totals=tuple(view.totals) or (0, 0, 0),
+        deal=d,
+    )
+
+
+def policy(state: State, seat: int) -> Command:
+    """`normal` on an engine state: the rollouts' move for every seat."""
+    d = state.deal
+    assert d is not None
+    hand = d.hands[seat]
+    phase = state.phase
+    if phase is Phase.PLAY:
+        assert d.contract is not None
+        legal = rules.playable(d, hand, state.options.must_trump)
+        return PlayCard(seat, normal358.play_card(legal, hand, d.trick, d.contract))
+    if phase is Phase.DISCARD:
+        assert d.contract is not None
+        return Discard(seat, normal358.discard_cards(hand, d.contract))
+    if phase is Phase.EXCHANGE:
+        giveable = [c for c in hand if c.suit is not d.trump]
+        return GiveCard(seat, normal358.give_card(giveable, hand))
+    unused = [c for c in Contract if c not in state.used[seat]]
+    return ChooseContract(seat, normal358.choose_contract(unused, hand[:FIRST_LOOK]))
+
+
+def outcome(state: State, command: Command, seat: int) -> int:
+    """The seat's points of the deal: `command` now, then `normal` for everybody."""
+    while True:
+        for event in rules.decide(state, command):
+            if isinstance(event, DealScored):
+                return event.points[seat]
+            state = evolve(state, event)
+        acting = rules.acting_seat(state)
+        assert acting is not None, "a deal ends with its scoring"
+        command = policy(state, acting)
+
+
+# -------------------------------------------------------------------- candidates
+
+
+def _discard_candidates(hand: Sequence[Card], contract: Contract) -> list[tuple[Card, ...]]:
+    found = [normal358.discard_cards(hand, contract)]
+    trump = contract.trump
+    lengths = Counter(c.suit for c in hand)
+    lowest = sorted((c for c in hand if c.suit is not trump), key=low_key)
+    for suit, n in sorted(lengths.items(), key=lambda kv: kv[1]):
+        if suit is trump or n > 4:
+            continue
+        void = [c for c in hand if c.suit is suit]
+        found.append(tuple([*void, *(c for c in lowest if c not in void)][:4]))
+    found.append(tuple(sorted(hand, key=low_key, reverse=True)[:4]))
+    found.append(tuple(lowest[:4]))
+    unique: list[tuple[Card, ...]] = []
+    for cards in found:
+        if len(cards) == 4 and frozenset(cards) not in {frozenset(u) for u in unique}:
+            unique.append(cards)
+    return unique
+
+
+def choose(
+    known: Knowledge, moves: Sequence[actions_pb2.Action], budget: Budget
+) -> actions_pb2.Action:
+    """The hard move: the normal one unless the search finds a better one."""
+    view = known.view.three_five_eight
+    fallback = normal358.normal(view, moves)
+    kind = moves[0].WhichOneof("action")
+    me = known.seat
+    hand = _cards(view.hand)
+    actions: list[actions_pb2.Action]
+    commands: list[Command]
+    if kind == "play_card" or kind == "give_card":
+        if len(moves) == 1:
+            return moves[0]
+        ordered = [fallback, *(m for m in moves if m != fallback)]
+        if kind == "give_card":  # the lowest card of each suit is enough
+            per_suit: dict[Suit | None, actions_pb2.Action] = {}
+            for m in sorted(moves[1:], key=lambda a: low_key(parse_card(a.give_card.card.code))):
+                per_suit.setdefault(parse_card(m.give_card.card.code).suit, m)
+            ordered = [fallback, *(m for m in per_suit.values() if m != fallback)]
+        actions = ordered
+        commands = [
+            PlayCard(me, parse_card(a.play_card.card.code))
+            if kind == "play_card"
+            else GiveCard(me, parse_card(a.give_card.card.code))
+            for a in actions
+        ]
+    elif kind == "discard":
+        discards = _discard_candidates(hand, Contract(view.contract))
+        actions = [normal358.discard_action(c) for c in discards]
+        commands = [Discard(me, c) for c in discards]
+    elif kind == "choose_contract":
+        unused = [normal358.CONTRACT_CODES[a.choose_contract.contract] for a in moves]
+        if len(unused) == 1:
+            return moves[0]
+        first = normal358.CONTRACT_CODES[fallback.choose_contract.contract]
+        contracts = [first, *(c for c in unused if c is not first)]
+        actions = [normal358.contract_action(c) for c in contracts]
+        commands = [ChooseContract(me, c) for c in contracts]
+    else:
+        return fallback
+    f = facts(known)
+    rng = random.Random(decision_seed(known.view.table_id, known.view.turn.number, me))
+
+    def draw(r: random.Random) -> State | None:
+        deal = sample(f, r)
+        return None if deal is None else world(known, deal)
+
+    def value(state: State, command: Command) -> float:
+        points = outcome(state, command, me)
+        if isinstance(command, ChooseContract):
+            return points - CONTRACT_LATER[command.contract]
+        return points
+
+    found = pimc(commands, draw, value, budget, rng)
+    return actions[found.best]

@@ -1,0 +1,82 @@
+"""Perfect-information Monte Carlo (PIMC): the `hard` level's search, game-neutral.
+
+A seat cannot see the other hands, so it samples them: each *determinization* deals the
+unseen cards consistently with everything the seat has seen (the game adapters,
+`kozyr.bots.hard_three_five_eight` and `kozyr.bots.hard_khozor`, build it). On each
+one, every candidate move is played and the game is played out to the end of the deal
+(or round) by the `normal` rules of thumb for all seats — a perfect-information rollout
+on the pure engine. A move's value is its mean outcome over the sampled worlds; the same
+worlds judge every candidate (common random numbers), which removes the luck of the
+deal from the comparison.
+
+This is the method of Ginsberg's GIB for bridge (M. L. Ginsberg, "GIB: Imperfect
+Information in a Computationally Challenging Game", JAIR 14, 2001), with Monte Carlo
+rollouts where GIB runs a double-dummy solver, analysed by J. Long, N. Sturtevant,
+M. Buro and T. Furtak, "Understanding the Success of Perfect Information Monte Carlo
+Sampling in Game Tree Search" (AAAI 2010). Its known weaknesses — strategy fusion and
+non-locality — are those of every PIMC player; Information-Set MCTS (Cowling, Powley,
+Whitehouse 2012; OpenSpiel's `ismcts.py`) avoids the first at a higher cost per move.
+
+The budget is time (`KOZYR_BOTS_HARD_BUDGET_MS`) and a number of worlds, whichever ends
+first; the random generator is seeded per decision (`knowledge.decision_seed`), so a
+decision that reaches its world cap is reproducible anywhere, and one cut by time
+differs only in how many worlds it saw.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TypeVar
+
+Move = TypeVar("Move")
+World = TypeVar("World")
+
+DEFAULT_BUDGET_MS = 200.0
+
+
+@dataclass(frozen=True, slots=True)
+class Budget:
+    """How long one decision may search: milliseconds and a cap on sampled worlds."""
+
+    milliseconds: float = DEFAULT_BUDGET_MS
+    worlds: int = 1_000
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What a search found: each candidate's mean value and how many worlds it saw."""
+
+    best: int
+    means: tuple[float, ...]
+    worlds: int
+
+
+def pimc(
+    candidates: Sequence[Move],
+    sample: Callable[[random.Random], World | None],
+    value: Callable[[World, Move], float],
+    budget: Budget,
+    rng: random.Random,
+) -> Outcome:
+    """The candidate of the best mean `value` over sampled worlds (ties, and no world
+    at all: the earliest candidate — put the fallback first). `sample` may return None
+    for a world it could not build; such a draw is skipped."""
+    deadline = time.perf_counter() + budget.milliseconds / 1000
+    totals = [0.0] * len(candidates)
+    worlds = 0
+    draws = 0
+    while worlds < budget.worlds and draws < 4 * budget.worlds:
+        draws += 1
+        world = sample(rng)
+        if world is not None:
+            for i, move in enumerate(candidates):
+                totals[i] += value(world, move)
+            worlds += 1
+        if time.perf_counter() >= deadline:
+            break
+    means = tuple(t / worlds for t in totals) if worlds else (0.0,) * len(candidates)
+    best = max(range(len(candidates)), key=lambda i: (means[i], -i))
+    return Outcome(best, means, worlds)
