@@ -21,9 +21,11 @@ from nats.js.errors import NotFoundError
 
 from kozyr.bus.subjects import DEFAULT_ROOT, category_filter, check_root
 
-DEFAULT_CATEGORIES: tuple[str, ...] = ("table", "ticket", "public")
+DEFAULT_CATEGORIES: tuple[str, ...] = ("table", "ticket", "public", "lobby", "rating")
 """Subject trees stored in JetStream: stream categories (stream names "<category>-<id>")
-and the "public" channel of messages queued with appends."""
+and the "public" channel of messages queued with appends. Every category a service
+appends to must be here, or the relay retries its rows forever: matchmaking's
+`lobby-main` and `rating-<game>-<player>` (docs/matchmaking.md)."""
 
 DEFAULT_DUPLICATE_WINDOW = 2 * 60 * 60.0
 """Seconds JetStream remembers message ids: republishing within it stores nothing new."""

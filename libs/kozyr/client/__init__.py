@@ -2,6 +2,7 @@
 
 from kozyr.client.bots import BotsClient
 from kozyr.client.clock import ClockClient
+from kozyr.client.matchmaking import MatchmakingClient
 from kozyr.client.table import TableClient
 
-__all__ = ["BotsClient", "ClockClient", "TableClient"]
+__all__ = ["BotsClient", "ClockClient", "MatchmakingClient", "TableClient"]

@@ -1,0 +1,136 @@
+"""A small async client of kozyr.matchmaking.v1.MatchmakingService: queue, parties, ratings."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncGenerator
+
+from kozyr.api.common.v1 import games_pb2
+from kozyr.api.matchmaking.v1 import matchmaking_service_pb2 as pb
+from kozyr.api.matchmaking.v1 import matchmaking_service_pb2_grpc as pb_grpc
+from kozyr.api.table.v1 import table_service_pb2 as table_pb
+from kozyr.client.channel import ServiceClient
+
+MATCHMAKING_SERVICE = pb.DESCRIPTOR.services_by_name["MatchmakingService"].full_name
+
+
+class MatchmakingClient(ServiceClient):
+    """One channel to a matchmaking service, acting with one token (retries as
+    `TableClient`: every write carries a request id or is decided idempotently)."""
+
+    SERVICE = MATCHMAKING_SERVICE
+
+    def __init__(
+        self, target: str, token: str | None, *, language: str | None = None, retry: bool = True
+    ) -> None:
+        super().__init__(target, token, language=language, retry=retry)
+        self.stub = pb_grpc.MatchmakingServiceStub(self._channel)
+
+    async def enter_queue(
+        self,
+        game: games_pb2.Game.ValueType,
+        *,
+        request_id: str | None = None,
+        party_id: str = "",
+        fill_with_computers: bool = False,
+        three_five_eight: table_pb.ThreeFiveEightOptions | None = None,
+        khozor_teams: table_pb.KhozorTeamsOptions | None = None,
+    ) -> pb.EnterQueueResponse:
+        """A ticket for the caller (or his party, which he leads) in the game's queue."""
+        request = pb.EnterQueueRequest(
+            request_id=request_id or str(uuid.uuid4()),
+            game=game,
+            party_id=party_id,
+            fill_with_computers=fill_with_computers,
+        )
+        if three_five_eight is not None:
+            request.three_five_eight.CopyFrom(three_five_eight)
+        if khozor_teams is not None:
+            request.khozor_teams.CopyFrom(khozor_teams)
+        response: pb.EnterQueueResponse = await self.stub.EnterQueue(
+            request, metadata=self.metadata
+        )
+        return response
+
+    async def cancel(self, ticket_id: str) -> bool:
+        """Leave the queue; False when the ticket was already cancelled."""
+        response: pb.CancelTicketResponse = await self.stub.CancelTicket(
+            pb.CancelTicketRequest(ticket_id=ticket_id), metadata=self.metadata
+        )
+        return response.cancelled
+
+    async def watch_ticket(self, ticket_id: str) -> AsyncGenerator[pb.WatchTicketResponse, None]:
+        """The ticket now and after every change, until matched, cancelled or expired."""
+        call = self.stub.WatchTicket(
+            pb.WatchTicketRequest(ticket_id=ticket_id), metadata=self.metadata
+        )
+        async for response in call:
+            yield response
+
+    async def create_party(self, *, request_id: str | None = None) -> pb.Party:
+        response: pb.CreatePartyResponse = await self.stub.CreateParty(
+            pb.CreatePartyRequest(request_id=request_id or str(uuid.uuid4())),
+            metadata=self.metadata,
+        )
+        return response.party
+
+    async def join_party(self, code: str) -> pb.Party:
+        response: pb.JoinPartyResponse = await self.stub.JoinParty(
+            pb.JoinPartyRequest(code=code), metadata=self.metadata
+        )
+        return response.party
+
+    async def leave_party(self) -> bool:
+        """Leave the party; True when the caller led it and it is disbanded."""
+        response: pb.LeavePartyResponse = await self.stub.LeaveParty(
+            pb.LeavePartyRequest(), metadata=self.metadata
+        )
+        return response.disbanded
+
+    async def party(self) -> pb.Party | None:
+        response: pb.GetPartyResponse = await self.stub.GetParty(
+            pb.GetPartyRequest(), metadata=self.metadata
+        )
+        return response.party if response.HasField("party") else None
+
+    async def create_private_table(
+        self,
+        game: games_pb2.Game.ValueType,
+        *,
+        request_id: str | None = None,
+        fill_with_computers: bool = True,
+        computer_level: int = 0,
+    ) -> pb.CreatePrivateTableResponse:
+        """A table for the caller's party (or himself), computers in the free seats."""
+        response: pb.CreatePrivateTableResponse = await self.stub.CreatePrivateTable(
+            pb.CreatePrivateTableRequest(
+                request_id=request_id or str(uuid.uuid4()),
+                game=game,
+                fill_with_computers=fill_with_computers,
+                computer_level=computer_level,
+            ),
+            metadata=self.metadata,
+        )
+        return response
+
+    async def rating(self, game: games_pb2.Game.ValueType, player_id: str = "") -> pb.Rating:
+        response: pb.GetRatingResponse = await self.stub.GetRating(
+            pb.GetRatingRequest(game=game, player_id=player_id), metadata=self.metadata
+        )
+        return response.rating
+
+    async def leaderboard(
+        self, game: games_pb2.Game.ValueType, *, page_size: int = 0, page_token: str = ""
+    ) -> pb.ListLeaderboardResponse:
+        response: pb.ListLeaderboardResponse = await self.stub.ListLeaderboard(
+            pb.ListLeaderboardRequest(game=game, page_size=page_size, page_token=page_token),
+            metadata=self.metadata,
+        )
+        return response
+
+    async def my_tables(self, player_id: str = "", *, page_size: int = 0) -> list[pb.PlayerTable]:
+        response: pb.ListMyTablesResponse = await self.stub.ListMyTables(
+            pb.ListMyTablesRequest(player_id=player_id, page_size=page_size),
+            metadata=self.metadata,
+        )
+        return list(response.tables)

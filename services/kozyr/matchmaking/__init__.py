@@ -1,0 +1,1 @@
+"""The matchmaking service: tickets, queues, parties, fair teams, computer fill, ratings."""

@@ -1,0 +1,37 @@
+"""`python -m kozyr.matchmaking`: the matchmaking service process (stops gracefully on
+SIGTERM).
+
+It waits for NATS before serving. Exit code 2: bad settings.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+
+from kozyr.matchmaking.service import REQUIRED_SETTINGS, MatchmakingService
+from kozyr.matchmaking.settings import load_matchmaking_settings
+from kozyr.runtime import SettingsError, configure_logging_for, get_logger, load_settings
+
+
+async def run() -> None:
+    settings = load_settings(required=REQUIRED_SETTINGS)
+    matchmaking = load_matchmaking_settings()
+    configure_logging_for(settings)
+    service = MatchmakingService(settings, matchmaking)
+    port = await service.start()
+    get_logger("kozyr.matchmaking").info("matchmaking service ready", port=port)
+    await service.run_until_signal()
+
+
+def main() -> int:
+    try:
+        asyncio.run(run())
+    except SettingsError as error:
+        print(f"kozyr.matchmaking: {error}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

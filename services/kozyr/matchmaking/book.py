@@ -1,0 +1,102 @@
+"""The lobby of one replica, kept caught up with the log, and every change an append at
+the version it was decided on.
+
+`decide(request_id, decision)` is the one way to change the lobby: catch up, run the
+pure decision, append its events at the lobby's version. When another replica appended
+first the store answers `ConcurrencyConflict`: catch up and decide again on the newer
+lobby (where the tickets may be matched already, or the player queued). Within this
+process a lock serialises decisions, so conflicts come only from other replicas.
+Watchers (WatchTicket) wait on `changed`, set after every catch-up that found news.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+from typing import Any
+
+from kozyr.eventstore import ConcurrencyConflict, EventStore, NewEvent
+from kozyr.matchmaking import texts
+from kozyr.matchmaking.decisions import Event
+from kozyr.matchmaking.lobby import STREAM, Lobby
+
+ATTEMPTS = 20
+"""Decisions retried on conflicts before answering UNAVAILABLE (LOBBY_BUSY)."""
+
+Decision = Callable[[Lobby], list[Event]]
+
+
+class LobbyBook:
+    def __init__(self, store: EventStore) -> None:
+        self.store = store
+        self.lobby = Lobby()
+        self._lock = asyncio.Lock()
+        self._changed = asyncio.Condition()
+        self.conflicts = 0
+
+    async def catch_up(self) -> bool:
+        """Fold the events appended since our version (by anyone); True if there were."""
+        async with self._lock:
+            found = await self._catch_up()
+        if found:
+            await self._notify()
+        return found
+
+    async def _catch_up(self) -> bool:
+        """Under the lock: only one coroutine folds at a time, each event exactly once."""
+        events = await self.store.read(STREAM, from_version=self.lobby.version)
+        for event in events:
+            if event.position == self.lobby.version + 1:
+                self.lobby.apply(event.type, dict(event.data))
+        return bool(events)
+
+    async def _append(
+        self, events: list[Event], request_id: str, metadata: dict[str, Any] | None
+    ) -> bool | None:
+        """Under the lock: True when appended (and folded), False for a repeat of
+        `request_id`, None on a conflict with another replica."""
+        try:
+            result = await self.store.append(
+                STREAM,
+                self.lobby.version,
+                [NewEvent(t, d) for t, d in events],
+                request_id=request_id,
+                metadata=metadata,
+                command_fingerprint=request_id,
+            )
+        except ConcurrencyConflict:
+            self.conflicts += 1
+            return None
+        if result.duplicate:
+            return False
+        for type_, data in events:
+            self.lobby.apply(type_, data)
+        return True
+
+    async def _notify(self) -> None:
+        async with self._changed:
+            self._changed.notify_all()
+
+    async def wait_change(self, seconds: float) -> None:
+        """Return after the next change of the lobby, or after `seconds`."""
+        async with self._changed:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._changed.wait(), seconds)
+
+    async def decide(
+        self, request_id: str, decision: Decision, *, metadata: dict[str, Any] | None = None
+    ) -> list[Event]:
+        """Append what `decision` decides on the current lobby ([] when nothing);
+        the events appended, or [] for a repeat of `request_id`."""
+        for _ in range(ATTEMPTS):
+            async with self._lock:
+                found = await self._catch_up()
+                events = decision(self.lobby)
+                appended = bool(events) and await self._append(events, request_id, metadata)
+            if found or appended:
+                await self._notify()
+            if appended is None:
+                continue  # conflict: decide again on the newer lobby
+            return events if appended else []
+        raise texts.busy()

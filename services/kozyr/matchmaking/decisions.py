@@ -1,0 +1,231 @@
+"""The lobby's commands decided: checks against the lobby, then the events to append.
+
+Each function reads a `Lobby` and returns `(type, data)` events, or raises the
+player-facing error (`kozyr.matchmaking.texts`) before anything is written. Ids that a
+retry must find again (a ticket, a party, a private match) are derived from the caller
+and his request id, so a repeated call decides the same events — and the event store's
+request-id idempotency answers it with the first result. No I/O.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from datetime import datetime
+from typing import Any
+
+from kozyr.matchmaking import texts
+from kozyr.matchmaking.lobby import (
+    MAX_PARTY,
+    PARTY_LIMIT,
+    SEATS,
+    Lobby,
+    MatchSeat,
+    Party,
+    QueueOptions,
+    Skill,
+    Ticket,
+)
+
+Event = tuple[str, dict[str, Any]]
+NAMESPACE = uuid.UUID("5b0c2a8e-7f49-4c1e-9a53-0f6d3c1b7e21")
+CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+"""Party codes: no 0/O or 1/I to misread when a friend dictates one."""
+CODE_LENGTH = 6
+
+
+def derived_id(kind: str, player_id: str, request_id: str) -> str:
+    """The id a player's request makes (a ticket, a party): the same on every retry."""
+    return str(uuid.uuid5(NAMESPACE, f"{kind}\x00{player_id}\x00{request_id}"))
+
+
+def party_code(lobby: Lobby, party_id: str) -> str:
+    """A short join code derived from the party id, unique among the open parties."""
+    for attempt in range(100):
+        digest = hashlib.sha256(f"{party_id}:{attempt}".encode()).digest()
+        code = "".join(CODE_ALPHABET[b % len(CODE_ALPHABET)] for b in digest[:CODE_LENGTH])
+        if code not in lobby.codes:
+            return code
+    raise RuntimeError("no free party code")  # 32^6 codes: unreachable in practice
+
+
+def check_free(lobby: Lobby, players: tuple[str, ...]) -> None:
+    """Each player has no active ticket and no unfinished table of ours."""
+    for player in players:
+        ticket = lobby.ticket_of(player)
+        if ticket is not None:
+            raise texts.already_queued(player, ticket.ticket_id)
+        table_id = lobby.seated.get(player)
+        if table_id is not None:
+            raise texts.already_seated(player, table_id)
+
+
+def queue_players(lobby: Lobby, player_id: str, party_id: str, game: str) -> tuple[str, ...]:
+    """Who a ticket holds: the caller alone, or his whole party when he leads it."""
+    if not party_id:
+        return (player_id,)
+    party = lobby.parties.get(party_id)
+    if party is None or player_id not in party.members:
+        raise texts.party_not_found(party_id)
+    if party.leader != player_id:
+        raise texts.not_party_leader(party_id)
+    if len(party.members) > PARTY_LIMIT[game]:
+        raise texts.party_too_big(len(party.members), PARTY_LIMIT[game], game)
+    return tuple(party.members)
+
+
+def enter(
+    lobby: Lobby,
+    *,
+    ticket_id: str,
+    players: tuple[str, ...],
+    party_id: str,
+    game: str,
+    options: QueueOptions,
+    fill_now: bool,
+    skills: dict[str, Skill],
+    now: datetime,
+) -> list[Event]:
+    """Open a ticket for `players` (already resolved by `queue_players`)."""
+    check_free(lobby, players)
+    return [
+        (
+            "TicketOpened",
+            {
+                "ticket": ticket_id,
+                "game": game,
+                "players": list(players),
+                "party": party_id or None,
+                "options": options.encode(),
+                "fill_now": fill_now,
+                "skills": {p: skills[p].encode() for p in players},
+                "at": now.isoformat(),
+            },
+        )
+    ]
+
+
+def owned_ticket(lobby: Lobby, player_id: str, ticket_id: str) -> Ticket | None:
+    """The active ticket if the caller is on it; None if it is over; errors otherwise."""
+    ticket = lobby.tickets.get(ticket_id)
+    if ticket is None:
+        outcome = lobby.outcomes.get(ticket_id)
+        if outcome is None:
+            raise texts.ticket_not_found(ticket_id)
+        if player_id not in outcome.players:
+            raise texts.not_your_ticket(ticket_id)
+        return None
+    if player_id not in ticket.players:
+        raise texts.not_your_ticket(ticket_id)
+    return ticket
+
+
+def cancel(lobby: Lobby, player_id: str, ticket_id: str) -> list[Event]:
+    """Cancel a searching ticket ([] when it is cancelled already)."""
+    ticket = owned_ticket(lobby, player_id, ticket_id)
+    if ticket is None:
+        outcome = lobby.outcomes[ticket_id]
+        if outcome.state == "cancelled":
+            return []
+        raise texts.ticket_over(ticket_id, outcome.state)
+    if ticket.match_id is not None:
+        raise texts.ticket_placing(ticket_id)
+    return [("TicketCancelled", {"ticket": ticket_id, "by": player_id})]
+
+
+def create_party(lobby: Lobby, player_id: str, party_id: str) -> list[Event]:
+    current = lobby.party_with(player_id)
+    if current is not None:
+        if current.party_id == party_id:
+            return []  # a retry of this very creation
+        raise texts.already_in_party(current.party_id)
+    code = party_code(lobby, party_id)
+    return [("PartyCreated", {"party": party_id, "code": code, "leader": player_id})]
+
+
+def join_party(lobby: Lobby, player_id: str, code: str) -> tuple[Party, list[Event]]:
+    party_id = lobby.codes.get(code.strip().upper())
+    if party_id is None:
+        raise texts.party_not_found(code)
+    party = lobby.parties[party_id]
+    current = lobby.party_with(player_id)
+    if current is not None:
+        if current.party_id == party_id:
+            return party, []
+        raise texts.already_in_party(current.party_id)
+    if len(party.members) >= MAX_PARTY:
+        raise texts.party_full(MAX_PARTY)
+    queued = lobby.party_ticket(party)
+    if queued is not None:
+        raise texts.party_queued(queued.ticket_id)
+    return party, [("PartyJoined", {"party": party_id, "player": player_id})]
+
+
+def leave_party(lobby: Lobby, player_id: str) -> tuple[bool, list[Event]]:
+    """Leave (a member) or disband (the leader); the party's searching ticket is cancelled
+    first, since it no longer holds the party. True when disbanded."""
+    party = lobby.party_with(player_id)
+    if party is None:
+        raise texts.not_in_party()
+    events: list[Event] = []
+    ticket = lobby.party_ticket(party)
+    if ticket is not None and ticket.party_id == party.party_id:
+        if ticket.match_id is not None:
+            raise texts.ticket_placing(ticket.ticket_id)
+        events.append(("TicketCancelled", {"ticket": ticket.ticket_id, "by": player_id}))
+    if party.leader == player_id:
+        events.append(("PartyDisbanded", {"party": party.party_id}))
+        return True, events
+    events.append(("PartyLeft", {"party": party.party_id, "player": player_id}))
+    return False, events
+
+
+def private_match(
+    lobby: Lobby,
+    *,
+    player_id: str,
+    match_id: str,
+    game: str,
+    options: QueueOptions,
+    fill: bool,
+    level: str,
+    now: datetime,
+) -> list[Event]:
+    """A table for the caller's party (he leads it; alone he is a party of one), its free
+    seats taken by computers of `level` when `fill`."""
+    if match_id in lobby.matches:
+        return []
+    party = lobby.party_with(player_id)
+    if party is not None and party.leader != player_id:
+        raise texts.not_party_leader(party.party_id)
+    players = tuple(party.members) if party is not None else (player_id,)
+    seats = SEATS[game]
+    if len(players) > seats:
+        raise texts.party_too_big(len(players), seats, game)
+    if len(players) < seats and not fill:
+        raise texts.table_not_full(len(players), seats)
+    check_free(lobby, players)
+    match_seats = [MatchSeat(player_id=p) for p in players]
+    match_seats += [MatchSeat(level=level)] * (seats - len(players))
+    return [decided(match_id, game, options, match_seats, (), now)]
+
+
+def decided(
+    match_id: str,
+    game: str,
+    options: QueueOptions,
+    seats: list[MatchSeat],
+    tickets: tuple[str, ...],
+    now: datetime,
+) -> Event:
+    return (
+        "MatchDecided",
+        {
+            "match": match_id,
+            "game": game,
+            "options": options.encode(),
+            "seats": [s.encode() for s in seats],
+            "tickets": list(tickets),
+            "at": now.isoformat(),
+        },
+    )

@@ -1,0 +1,325 @@
+"""The lobby: every ticket, party and pending match, folded from one event stream.
+
+Why one stream (`lobby-main`) rather than a stream per ticket: every rule of the lobby
+spans several players — one active ticket per player, a player in one match at most, a
+party's members all free — and the event store checks optimistic concurrency per
+stream. With all of it in one stream each decision is one append at the version it was
+decided on: two replicas that decide on the same tickets cannot both succeed, and no
+saga across streams is needed (docs/matchmaking.md, "Safety"). The cost is one writer
+at a time; `tests/bench/bench_matchmaking.py` measures it.
+
+The state is mutable for speed (a queue of thousands must not be copied per event),
+but it changes only in `apply`, and only with events read from or appended to the log;
+the decisions (`kozyr.matchmaking.decisions`, `kozyr.matchmaking.matching`) read it and
+return new events. Nothing here does I/O.
+
+Event data holds no floats (the event store refuses them): skills are decimal strings.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict, deque
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+STREAM = "lobby-main"
+SNAPSHOT_KEY = "lobby-v1"
+
+THREE_FIVE_EIGHT = "three_five_eight"
+KHOZOR_TEAMS = "khozor_teams"
+SEATS = {THREE_FIVE_EIGHT: 3, KHOZOR_TEAMS: 8}
+PARTY_LIMIT = {THREE_FIVE_EIGHT: 3, KHOZOR_TEAMS: 4}
+"""A party of up to 3 sits at one 3-5-8 table; a Khözör party of up to 4 is one team."""
+MAX_PARTY = 4
+OUTCOMES_KEPT = 20_000
+"""Finished tickets remembered for WatchTicket; older ones are only in the log."""
+RECENT_WAITS = 50
+
+
+@dataclass(frozen=True, slots=True)
+class Skill:
+    """An OpenSkill rating: mean skill and its uncertainty."""
+
+    mu: float
+    sigma: float
+
+    def encode(self) -> list[str]:
+        return [repr(self.mu), repr(self.sigma)]
+
+    @staticmethod
+    def decode(raw: list[str]) -> Skill:
+        return Skill(float(raw[0]), float(raw[1]))
+
+
+@dataclass(frozen=True, slots=True)
+class QueueOptions:
+    """The table options a ticket asks for; only tickets of equal options meet."""
+
+    must_trump: bool = False
+    turn_seconds: int = 0
+
+    def encode(self) -> dict[str, Any]:
+        return {"must_trump": self.must_trump, "turn_seconds": self.turn_seconds}
+
+    @staticmethod
+    def decode(raw: dict[str, Any]) -> QueueOptions:
+        return QueueOptions(bool(raw.get("must_trump", False)), int(raw.get("turn_seconds", 0)))
+
+
+@dataclass(slots=True)
+class Ticket:
+    """A ticket in the queue: searching, or placing (its match decided, table not yet open)."""
+
+    ticket_id: str
+    game: str
+    players: tuple[str, ...]
+    party_id: str | None
+    options: QueueOptions
+    fill_now: bool
+    skills: dict[str, Skill]
+    opened_at: datetime
+    match_id: str | None = None
+
+    @property
+    def size(self) -> int:
+        return len(self.players)
+
+    @property
+    def mu(self) -> float:
+        """The ticket's rating for matching: its players' mean skill."""
+        return sum(self.skills[p].mu for p in self.players) / len(self.players)
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """How a ticket ended: matched (table and seats), cancelled or expired."""
+
+    ticket_id: str
+    state: str
+    game: str
+    players: tuple[str, ...]
+    opened_at: datetime
+    table_id: str = ""
+    seats: tuple[tuple[str, int], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class MatchSeat:
+    """One seat of a decided match: a ticket's player, or a computer of a level."""
+
+    player_id: str | None = None
+    ticket_id: str | None = None
+    level: str | None = None
+
+    def encode(self) -> dict[str, Any]:
+        if self.player_id is None:
+            return {"computer": self.level}
+        return {"player": self.player_id, "ticket": self.ticket_id}
+
+    @staticmethod
+    def decode(raw: dict[str, Any]) -> MatchSeat:
+        if "computer" in raw:
+            return MatchSeat(level=raw["computer"])
+        return MatchSeat(player_id=raw["player"], ticket_id=raw.get("ticket"))
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    """A decided match waiting for its table (CreateTable with request id `match:<id>`)."""
+
+    match_id: str
+    game: str
+    options: QueueOptions
+    seats: tuple[MatchSeat, ...]
+    decided_at: datetime
+    tickets: tuple[str, ...]
+
+    @property
+    def request_id(self) -> str:
+        """CreateTable's request id: any replica, any retry, opens the same one table."""
+        return f"match:{self.match_id}"
+
+    def seat_of(self) -> dict[str, int]:
+        return {s.player_id: i for i, s in enumerate(self.seats) if s.player_id is not None}
+
+
+@dataclass(slots=True)
+class Party:
+    party_id: str
+    code: str
+    members: list[str]
+    """The leader first."""
+
+    @property
+    def leader(self) -> str:
+        return self.members[0]
+
+
+@dataclass(frozen=True, slots=True)
+class SeatedTable:
+    """A table matchmaking opened that has not finished yet."""
+
+    table_id: str
+    game: str
+    seats: tuple[tuple[str, int], ...]
+    opened_at: datetime
+
+
+@dataclass
+class Lobby:
+    """Everything the lobby stream says, at `version`."""
+
+    version: int = 0
+    tickets: dict[str, Ticket] = field(default_factory=dict)
+    by_player: dict[str, str] = field(default_factory=dict)
+    outcomes: OrderedDict[str, Outcome] = field(default_factory=OrderedDict)
+    parties: dict[str, Party] = field(default_factory=dict)
+    party_of: dict[str, str] = field(default_factory=dict)
+    codes: dict[str, str] = field(default_factory=dict)
+    matches: dict[str, Match] = field(default_factory=dict)
+    tables: dict[str, SeatedTable] = field(default_factory=dict)
+    seated: dict[str, str] = field(default_factory=dict)
+    """player → the unfinished table matchmaking seated him at."""
+    waits: dict[str, deque[float]] = field(default_factory=dict)
+    """game → the waits (seconds) of its latest matched tickets (estimates)."""
+    made: OrderedDict[str, str] = field(default_factory=OrderedDict)
+    """match → the table it opened (the latest `OUTCOMES_KEPT`), for retried requests."""
+
+    # ------------------------------------------------------------------ reading
+
+    def ticket_of(self, player_id: str) -> Ticket | None:
+        ticket_id = self.by_player.get(player_id)
+        return self.tickets.get(ticket_id) if ticket_id else None
+
+    def party_with(self, player_id: str) -> Party | None:
+        party_id = self.party_of.get(player_id)
+        return self.parties.get(party_id) if party_id else None
+
+    def party_ticket(self, party: Party) -> Ticket | None:
+        return self.ticket_of(party.leader)
+
+    def searching(self) -> list[Ticket]:
+        """Tickets without a match, oldest first."""
+        return sorted(
+            (t for t in self.tickets.values() if t.match_id is None),
+            key=lambda t: (t.opened_at, t.ticket_id),
+        )
+
+    # ------------------------------------------------------------------ folding
+
+    def apply(self, type_: str, data: dict[str, Any]) -> None:
+        """Fold one event (read from the log, or just appended) into the state."""
+        handler = getattr(self, f"_on_{type_}", None)
+        if handler is not None:  # an event type newer than this code is skipped
+            handler(data)
+        self.version += 1
+
+    def _on_TicketOpened(self, d: dict[str, Any]) -> None:
+        players = tuple(d["players"])
+        ticket = Ticket(
+            ticket_id=d["ticket"],
+            game=d["game"],
+            players=players,
+            party_id=d.get("party"),
+            options=QueueOptions.decode(d["options"]),
+            fill_now=bool(d.get("fill_now", False)),
+            skills={p: Skill.decode(s) for p, s in d["skills"].items()},
+            opened_at=datetime.fromisoformat(d["at"]),
+        )
+        self.tickets[ticket.ticket_id] = ticket
+        for player in players:
+            self.by_player[player] = ticket.ticket_id
+
+    def _close(self, ticket_id: str, state: str, table_id: str = "", seats: Any = ()) -> None:
+        ticket = self.tickets.pop(ticket_id, None)
+        if ticket is None:
+            return
+        for player in ticket.players:
+            if self.by_player.get(player) == ticket_id:
+                del self.by_player[player]
+        self.outcomes[ticket_id] = Outcome(
+            ticket_id, state, ticket.game, ticket.players, ticket.opened_at, table_id, seats
+        )
+        while len(self.outcomes) > OUTCOMES_KEPT:
+            self.outcomes.popitem(last=False)
+
+    def _on_TicketCancelled(self, d: dict[str, Any]) -> None:
+        self._close(d["ticket"], "cancelled")
+
+    def _on_TicketExpired(self, d: dict[str, Any]) -> None:
+        self._close(d["ticket"], "expired")
+
+    def _on_MatchDecided(self, d: dict[str, Any]) -> None:
+        match = Match(
+            match_id=d["match"],
+            game=d["game"],
+            options=QueueOptions.decode(d["options"]),
+            seats=tuple(MatchSeat.decode(s) for s in d["seats"]),
+            decided_at=datetime.fromisoformat(d["at"]),
+            tickets=tuple(d["tickets"]),
+        )
+        self.matches[match.match_id] = match
+        waits = self.waits.setdefault(match.game, deque(maxlen=RECENT_WAITS))
+        for ticket_id in match.tickets:
+            ticket = self.tickets[ticket_id]
+            ticket.match_id = match.match_id
+            waits.append((match.decided_at - ticket.opened_at).total_seconds())
+
+    def _on_MatchSeated(self, d: dict[str, Any]) -> None:
+        match = self.matches.pop(d["match"])
+        seat_of = match.seat_of()
+        table = SeatedTable(
+            d["table"], match.game, tuple(seat_of.items()), datetime.fromisoformat(d["at"])
+        )
+        self.tables[table.table_id] = table
+        self.made[match.match_id] = table.table_id
+        while len(self.made) > OUTCOMES_KEPT:
+            self.made.popitem(last=False)
+        for player in seat_of:
+            self.seated[player] = table.table_id
+        for ticket_id in match.tickets:
+            players = self.tickets[ticket_id].players
+            seats = tuple((p, seat_of[p]) for p in players)
+            self._close(ticket_id, "matched", table.table_id, seats)
+
+    def _on_MatchReleased(self, d: dict[str, Any]) -> None:
+        match = self.matches.pop(d["match"])
+        for ticket_id in match.tickets:
+            self.tickets[ticket_id].match_id = None
+
+    def _on_TableEnded(self, d: dict[str, Any]) -> None:
+        table = self.tables.pop(d["table"], None)
+        if table is None:
+            return
+        for player, _ in table.seats:
+            if self.seated.get(player) == table.table_id:
+                del self.seated[player]
+
+    def _on_PartyCreated(self, d: dict[str, Any]) -> None:
+        party = Party(d["party"], d["code"], [d["leader"]])
+        self.parties[party.party_id] = party
+        self.party_of[party.leader] = party.party_id
+        self.codes[party.code] = party.party_id
+
+    def _on_PartyJoined(self, d: dict[str, Any]) -> None:
+        self.parties[d["party"]].members.append(d["player"])
+        self.party_of[d["player"]] = d["party"]
+
+    def _on_PartyLeft(self, d: dict[str, Any]) -> None:
+        self.parties[d["party"]].members.remove(d["player"])
+        del self.party_of[d["player"]]
+
+    def _on_PartyDisbanded(self, d: dict[str, Any]) -> None:
+        party = self.parties.pop(d["party"])
+        for member in party.members:
+            self.party_of.pop(member, None)
+        self.codes.pop(party.code, None)
+
+
+def fold(events: list[tuple[str, dict[str, Any]]], lobby: Lobby | None = None) -> Lobby:
+    """The lobby after `events` (type, data), from `lobby` or from nothing."""
+    lobby = lobby or Lobby()
+    for type_, data in events:
+        lobby.apply(type_, data)
+    return lobby

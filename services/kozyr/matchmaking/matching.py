@@ -1,0 +1,295 @@
+"""Forming matches from the queue: close ratings, parties kept together, fair teams,
+computers after a wait. Pure: the lobby and the time in, `MatchDecided` /
+`TicketExpired` events out.
+
+**Search expansion** (as FAForever's ladder widens a search): a ticket accepts
+partners whose ratings lie within `window(waited)` of each other — `base_gap` at first,
+growing by `widen_per_second`, capped at `max_gap`. A group is acceptable when the
+spread of its tickets' ratings (max − min of the tickets' mean mu) is within the
+window of *every* ticket in it, so a newcomer never drags an old ticket into a worse
+match than the newcomer itself would accept.
+
+**Forming.** Oldest ticket first (it has waited longest; its window is the widest): the
+nearest unmatched tickets by rating (at most `neighbours`, inside its window) are tried,
+closest first, for a full table — 3 players for 3-5-8 (a party of up to 3 is one
+ticket), 8 in two teams of 4 for Khözör (a party of up to 4 is one ticket and one
+team's part). Among the ways to split a Khözör group into teams, the one whose
+predicted win probability (OpenSkill) is closest to 50 % is chosen.
+
+**Computers.** A ticket that has waited `fill_after` seconds, or asked for it, is
+matched with whoever acceptable is there and computers take the other seats, at the
+level that suits the humans' mean rating (`level_for`).
+"""
+
+from __future__ import annotations
+
+import bisect
+import hashlib
+import itertools
+import uuid
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from statistics import median
+from typing import Any
+
+from kozyr.matchmaking.decisions import NAMESPACE, Event, decided
+from kozyr.matchmaking.lobby import (
+    KHOZOR_TEAMS,
+    SEATS,
+    Lobby,
+    MatchSeat,
+    QueueOptions,
+    Skill,
+    Ticket,
+)
+from kozyr.matchmaking.ratings import COMPUTER_SKILLS, win_probability
+
+TEAM_SIZE = 4
+TEAM_SEATS = ((0, 2, 4, 6), (1, 3, 5, 7))
+"""Khözör's teams: the even seats and the odd ones (kozyr.games.khozor_teams.model)."""
+SEARCH_LIMIT = 4_000
+"""Groups tried per anchor ticket at most: a crowded queue stays fast, not exhaustive."""
+
+
+@dataclass(frozen=True, slots=True)
+class MatchRules:
+    """How patient the queue is (settings `KOZYR_MATCHMAKING_*`)."""
+
+    fill_after: float = 60.0
+    base_gap: float = 3.0
+    widen_per_second: float = 0.25
+    max_gap: float = 25.0
+    ticket_ttl: float = 900.0
+    neighbours: int = 12
+
+    def window(self, waited: float) -> float:
+        """The rating spread a ticket accepts after waiting `waited` seconds."""
+        return min(self.max_gap, self.base_gap + self.widen_per_second * max(0.0, waited))
+
+
+def level_for(mu: float) -> str:
+    """The computer level for humans of mean skill `mu`. The bots play "easy" and
+    "normal" (docs/bots.md); "hard" is not offered until they play it."""
+    return "easy" if mu < 21.5 else "normal"
+
+
+def match_id(lobby: Lobby, tickets: Sequence[str]) -> str:
+    """Derived from the lobby version it is decided at and its tickets: a replica that
+    decides the same match at the same version names it alike (and only one append
+    of the two can succeed), and a released match's tickets matched again later make
+    a new id, hence a new table."""
+    key = f"{lobby.version}:{','.join(sorted(tickets))}"
+    return str(uuid.uuid5(NAMESPACE, key))
+
+
+def _waited(ticket: Ticket, now: datetime) -> float:
+    return (now - ticket.opened_at).total_seconds()
+
+
+def estimated_wait(lobby: Lobby, ticket: Ticket, now: datetime, rules: MatchRules) -> timedelta:
+    """How much longer the ticket should wait: the median wait of the game's latest
+    matches less what it has waited, never beyond the computers' fill."""
+    waited = _waited(ticket, now)
+    recent = lobby.waits.get(ticket.game)
+    typical = median(recent) if recent else rules.fill_after
+    left = max(0.0, typical - waited)
+    if ticket.fill_now:
+        left = 0.0
+    return timedelta(seconds=min(left, max(0.0, rules.fill_after - waited)))
+
+
+@dataclass(slots=True)
+class _Pool:
+    """The searching tickets of one game and options, by rating."""
+
+    tickets: list[Ticket]
+    by_mu: list[Ticket]
+    mus: list[float]
+
+    @staticmethod
+    def of(tickets: list[Ticket]) -> _Pool:
+        by_mu = sorted(tickets, key=lambda t: (t.mu, t.opened_at, t.ticket_id))
+        return _Pool(tickets, by_mu, [t.mu for t in by_mu])
+
+    def nearest(self, anchor: Ticket, gap: float, used: set[str], limit: int) -> list[Ticket]:
+        """Up to `limit` unused tickets within `gap` of the anchor's rating, closest first."""
+        mu = anchor.mu
+        right = bisect.bisect_left(self.mus, mu)
+        left = right - 1
+        found: list[Ticket] = []
+        while len(found) < limit:
+            lo = self.by_mu[left] if left >= 0 else None
+            hi = self.by_mu[right] if right < len(self.by_mu) else None
+            if lo is None and hi is None:
+                break
+            if hi is None or (lo is not None and mu - lo.mu <= hi.mu - mu):
+                assert lo is not None
+                pick, left = lo, left - 1
+            else:
+                pick, right = hi, right + 1
+            if abs(pick.mu - mu) > gap:
+                break
+            if pick.ticket_id != anchor.ticket_id and pick.ticket_id not in used:
+                found.append(pick)
+        return found
+
+
+def find_matches(lobby: Lobby, now: datetime, rules: MatchRules) -> list[Event]:
+    """Every match the queue allows now, and the tickets that waited too long."""
+    events: list[Event] = []
+    pools: dict[tuple[str, QueueOptions], list[Ticket]] = {}
+    for ticket in lobby.searching():
+        pools.setdefault((ticket.game, ticket.options), []).append(ticket)
+    for (game, options), tickets in pools.items():
+        events += _pool_matches(lobby, game, options, _Pool.of(tickets), now, rules)
+    return events
+
+
+def _pool_matches(
+    lobby: Lobby,
+    game: str,
+    options: QueueOptions,
+    pool: _Pool,
+    now: datetime,
+    rules: MatchRules,
+) -> list[Event]:
+    events: list[Event] = []
+    used: set[str] = set()
+    for anchor in pool.tickets:
+        if anchor.ticket_id in used:
+            continue
+        waited = _waited(anchor, now)
+        if waited >= rules.ticket_ttl:
+            used.add(anchor.ticket_id)
+            events.append(("TicketExpired", {"ticket": anchor.ticket_id}))
+            continue
+        near = pool.nearest(anchor, rules.window(waited), used, rules.neighbours)
+        group = _full_group(game, anchor, near, now, rules)
+        if group is None and (anchor.fill_now or waited >= rules.fill_after):
+            group = _partial_group(game, anchor, near, now, rules)
+        if group is None:
+            continue
+        tickets = tuple(t.ticket_id for t in group)
+        mid = match_id(lobby, tickets)
+        events.append(decided(mid, game, options, arrange(game, group, mid), tickets, now))
+        used.update(tickets)
+    return events
+
+
+def _acceptable(group: Sequence[Ticket], now: datetime, rules: MatchRules) -> bool:
+    mus = [t.mu for t in group]
+    spread = max(mus) - min(mus)
+    return all(spread <= rules.window(_waited(t, now)) for t in group)
+
+
+def _fits(game: str, group: Sequence[Ticket], full: bool) -> bool:
+    """The group's players fit the table (all seats taken when `full`), parties whole."""
+    size = sum(t.size for t in group)
+    if game != KHOZOR_TEAMS:
+        return size == SEATS[game] if full else size <= SEATS[game]
+    split = best_split(group)
+    return split is not None and (not full or size == SEATS[game])
+
+
+def _groups(anchor: Ticket, near: list[Ticket], seats: int) -> Iterator[list[Ticket]]:
+    """Groups holding the anchor, closest partners first, of at most `seats` players."""
+    tried = 0
+
+    def grow(group: list[Ticket], size: int, start: int) -> Iterator[list[Ticket]]:
+        nonlocal tried
+        tried += 1
+        if tried > SEARCH_LIMIT:
+            return
+        yield group
+        for i in range(start, len(near)):
+            ticket = near[i]
+            if size + ticket.size <= seats:
+                yield from grow([*group, ticket], size + ticket.size, i + 1)
+
+    yield from grow([anchor], anchor.size, 0)
+
+
+def _full_group(
+    game: str, anchor: Ticket, near: list[Ticket], now: datetime, rules: MatchRules
+) -> list[Ticket] | None:
+    for group in _groups(anchor, near, SEATS[game]):
+        full = sum(t.size for t in group) == SEATS[game]
+        if full and _acceptable(group, now, rules) and _fits(game, group, full=True):
+            return group
+    return None
+
+
+def _partial_group(
+    game: str, anchor: Ticket, near: list[Ticket], now: datetime, rules: MatchRules
+) -> list[Ticket]:
+    """The anchor with the nearest acceptable partners that fit; computers do the rest."""
+    group = [anchor]
+    for ticket in near:
+        candidate = [*group, ticket]
+        if _acceptable(candidate, now, rules) and _fits(game, candidate, full=False):
+            group = candidate
+    return group
+
+
+def best_split(
+    group: Sequence[Ticket], level: str | None = None
+) -> tuple[list[Ticket], list[Ticket], float] | None:
+    """Khözör teams: the tickets (parties whole) split into two sides of at most four
+    players, computers of `level` making each up to four, with the predicted win
+    probability of the first side closest to 50 %. None if no split fits."""
+    level = level or level_for(_mean_mu(group))
+    computer = COMPUTER_SKILLS[level]
+    best: tuple[list[Ticket], list[Ticket], float] | None = None
+    first, rest = group[0], list(group[1:])
+    for mask in range(1 << len(rest)):
+        side_a = [first, *(t for i, t in enumerate(rest) if mask >> i & 1)]
+        side_b = [t for i, t in enumerate(rest) if not mask >> i & 1]
+        if sum(t.size for t in side_a) > TEAM_SIZE or sum(t.size for t in side_b) > TEAM_SIZE:
+            continue
+        p = win_probability(_team(side_a, computer), _team(side_b, computer))
+        if best is None or abs(p - 0.5) < abs(best[2] - 0.5):
+            best = (side_a, side_b, p)
+    return best
+
+
+def _team(side: Sequence[Ticket], computer: Skill) -> list[Skill]:
+    skills = [t.skills[p] for t in side for p in t.players]
+    return skills + [computer] * (TEAM_SIZE - len(skills))
+
+
+def _mean_mu(group: Sequence[Ticket]) -> float:
+    mus = [t.skills[p].mu for t in group for p in t.players]
+    return sum(mus) / len(mus)
+
+
+def _order(key: str, items: list[Any]) -> list[Any]:
+    """A fair, reproducible order: by a hash of the match id and each item's name."""
+    return sorted(items, key=lambda item: hashlib.sha256(f"{key}:{item}".encode()).digest())
+
+
+def arrange(game: str, group: Sequence[Ticket], key: str) -> list[MatchSeat]:
+    """Who sits where. 3-5-8: humans and computers at seats in a hash order of the
+    match. Khözör: the balanced split's sides on the even and odd seats, computers
+    filling each side."""
+    level = level_for(_mean_mu(group))
+    humans = {p: t.ticket_id for t in group for p in t.players}
+    if game != KHOZOR_TEAMS:
+        names = [("player", p) for p in humans]
+        names += [("computer", str(i)) for i in range(SEATS[game] - len(humans))]
+        return [
+            MatchSeat(player_id=name, ticket_id=humans[name])
+            if kind == "player"
+            else MatchSeat(level=level)
+            for kind, name in _order(key, names)
+        ]
+    split = best_split(group, level)
+    assert split is not None, "the group was checked by _fits"
+    sides = _order(key, [0, 1])
+    seats: list[MatchSeat] = [MatchSeat(level=level)] * SEATS[game]
+    for side, tickets in zip(sides, split[:2], strict=True):
+        players = _order(key, [p for t in tickets for p in t.players])
+        for seat, player in itertools.zip_longest(TEAM_SEATS[side], players):
+            if player is not None:
+                seats[seat] = MatchSeat(player_id=player, ticket_id=humans[player])
+    return seats

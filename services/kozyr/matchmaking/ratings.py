@@ -1,0 +1,90 @@
+"""Ratings: OpenSkill's Plackett–Luce model over a finished table's places. No I/O.
+
+Why Plackett–Luce: it rates any number of teams of any size from a full ranking with
+ties, which is exactly what both games give — 3-5-8 is a three-player free-for-all
+whose equal scores share a place, Khözör two teams of four with places 1 and 2 — and
+it is OpenSkill's default, measured as accurate as TrueSkill at a fraction of the cost.
+One model for both games keeps the two leaderboards comparable in meaning, though each
+game has its own ratings.
+
+A computer seat is a player of a fixed, known skill (`COMPUTER_SKILLS`): it shapes the
+others' updates (losing to an easy computer costs more than to a normal one) and is
+never updated itself. A table without two rated players' worth of information — no
+person at it — rates nobody.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from openskill.models import PlackettLuce
+
+from kozyr.matchmaking.lobby import KHOZOR_TEAMS, THREE_FIVE_EIGHT, Skill
+
+MODEL = PlackettLuce()
+DEFAULT = Skill(MODEL.mu, MODEL.sigma)
+"""A new player: mu 25, sigma 25/3."""
+COMPUTER_SKILLS = {"easy": Skill(18.0, 3.0), "normal": Skill(25.0, 3.0), "hard": Skill(30.0, 3.0)}
+"""What a computer seat is taken to be worth (for balancing and for rating the others).
+Assumed, not measured: the bots' duplicate tournament (docs/bots.md) will calibrate it."""
+COMPUTER_IN_RESULTS = COMPUTER_SKILLS["normal"]
+"""A computer seat in TableFinished (which names no level)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SeatOutcome:
+    """One seat of a TableFinished: its player ("" for a computer), place and score."""
+
+    seat: int
+    player_id: str
+    place: int
+    score: int
+
+
+def ordinal(skill: Skill) -> float:
+    """The displayed rating: mu − 3σ, the skill we are 99.7 % sure a player has
+    (0 for a new player), what the leaderboard sorts by."""
+    return skill.mu - 3 * skill.sigma
+
+
+def teams_of(game: str, seats: Sequence[SeatOutcome]) -> list[list[SeatOutcome]]:
+    """3-5-8: every seat its own team; Khözör: the even seats against the odd ones."""
+    if game == KHOZOR_TEAMS:
+        return [[s for s in seats if s.seat % 2 == parity] for parity in (0, 1)]
+    return [[s] for s in seats]
+
+
+def rate(game: str, seats: Sequence[SeatOutcome], skills: dict[str, Skill]) -> dict[str, Skill]:
+    """The new skill of every person at the table, from his skill before (`skills`)."""
+    if game not in (THREE_FIVE_EIGHT, KHOZOR_TEAMS):
+        return {}
+    people = [s for s in seats if s.player_id]
+    if not people:
+        return {}
+    teams = teams_of(game, seats)
+    ratings = [
+        [MODEL.rating(mu=_skill(s, skills).mu, sigma=_skill(s, skills).sigma) for s in team]
+        for team in teams
+    ]
+    ranks = [float(min(s.place for s in team)) for team in teams]
+    rated = MODEL.rate(ratings, ranks=ranks)
+    after: dict[str, Skill] = {}
+    for team, new in zip(teams, rated, strict=True):
+        for seat, rating in zip(team, new, strict=True):
+            if seat.player_id:
+                after[seat.player_id] = Skill(float(rating.mu), float(rating.sigma))
+    return after
+
+
+def _skill(seat: SeatOutcome, skills: dict[str, Skill]) -> Skill:
+    if not seat.player_id:
+        return COMPUTER_IN_RESULTS
+    return skills.get(seat.player_id, DEFAULT)
+
+
+def win_probability(team_a: Sequence[Skill], team_b: Sequence[Skill]) -> float:
+    """The chance that team A beats team B (OpenSkill's predict_win)."""
+    a = [MODEL.rating(mu=s.mu, sigma=s.sigma) for s in team_a]
+    b = [MODEL.rating(mu=s.mu, sigma=s.sigma) for s in team_b]
+    return float(MODEL.predict_win([a, b])[0])

@@ -1,0 +1,235 @@
+"""The matchmaking service assembled: the event store (lobby and rating streams), NATS
+(finished tables, rating events), the table client as the service `matchmaking`, the
+gRPC server.
+
+`python -m kozyr.matchmaking` runs one; tests start the same code as a process. Every
+replica is alike and holds nothing of its own: the lobby is folded from its stream at
+start and followed every tick; each replica looks for matches every tick, and the
+event store's optimistic concurrency lets only one decision on the same lobby version
+win (docs/matchmaking.md, "Safety with replicas and crashes").
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from datetime import timedelta
+from typing import Any
+
+import structlog
+from google.protobuf.message import DecodeError
+from nats.aio.client import Client as NatsClient
+from nats.aio.msg import Msg
+from nats.js.api import DeliverPolicy
+
+from kozyr.api.matchmaking.v1 import matchmaking_service_pb2, matchmaking_service_pb2_grpc
+from kozyr.api.table.v1 import events_pb2
+from kozyr.bus.codec import MalformedEventMessage, decode_event
+from kozyr.bus.connection import ConnectionState, connect_when_reachable
+from kozyr.bus.consumers import DurableConsumer
+from kozyr.bus.streams import EventStreamSpec, ensure_stream, jetstream_name
+from kozyr.bus.subjects import PUBLIC_CHANNEL, category_filter
+from kozyr.bus.work import MessageWorker
+from kozyr.client.caller import ServiceCaller
+from kozyr.eventstore import PostgresEventStore
+from kozyr.matchmaking.book import LobbyBook
+from kozyr.matchmaking.lobby import Lobby, Match
+from kozyr.matchmaking.matching import find_matches
+from kozyr.matchmaking.placing import Placer
+from kozyr.matchmaking.ratebook import CATEGORY, Leaderboard, RatingBook
+from kozyr.matchmaking.ratings import SeatOutcome
+from kozyr.matchmaking.servicer import MatchmakingServicer
+from kozyr.matchmaking.settings import MatchmakingSettings
+from kozyr.matchmaking.timing import Clock, FileOffsetClock, SystemClock
+from kozyr.runtime import AuthPolicy, GrpcServer, ServiceSpec, Settings, service_full_name
+from kozyr.runtime.auth import Role
+
+SERVICE_NAME = service_full_name(matchmaking_service_pb2, "MatchmakingService")
+SERVICE_SUBJECT = "matchmaking"
+"""The `sub` of matchmaking's service tokens: the table service derives a table's id
+from it and the request id, so every replica must use the same one."""
+PLAYER_ONLY = frozenset({Role.PLAYER})
+PLAYER_METHODS = (
+    "EnterQueue", "CancelTicket", "CreateParty", "JoinParty", "LeaveParty", "GetParty",
+    "CreatePrivateTable",
+)  # fmt: skip
+AUTH_POLICY = AuthPolicy(
+    method_roles={f"/{SERVICE_NAME}/{method}": PLAYER_ONLY for method in PLAYER_METHODS}
+)
+REQUIRED_SETTINGS = ("database_url", "nats_url", "jwt_key", "table_target")
+ACK_WAIT = 10.0
+log = structlog.get_logger("kozyr.matchmaking")
+
+
+def finished_filter(root: str) -> str:
+    """Only the TableFinished events of every table."""
+    return f"{root}.{PUBLIC_CHANNEL}.table.*.TableFinished"
+
+
+class MatchmakingService:
+    """One running replica. `await start()`, then `await stop()` (or run until signal)."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        matchmaking: MatchmakingSettings,
+        *,
+        clock: Clock | None = None,
+        pool_size: int = 10,
+    ) -> None:
+        assert settings.database_url is not None
+        assert settings.table_target is not None
+        self.settings = settings
+        self.options = matchmaking
+        self.root = settings.subject_root
+        self.clock = clock or (
+            FileOffsetClock(matchmaking.clock_offset_file)
+            if matchmaking.clock_offset_file
+            else SystemClock(timedelta(0))
+        )
+        self.store = PostgresEventStore(
+            settings.database_url, max_pool_size=pool_size, **settings.database_timeouts
+        )
+        self.book = LobbyBook(self.store)
+        self.leaderboard = Leaderboard()
+        self.ratings = RatingBook(self.store, self.leaderboard)
+        self.tables = ServiceCaller(
+            settings.table_target, settings.token_minter(), settings.jwt_ttl_seconds,
+            SERVICE_SUBJECT,
+        )  # fmt: skip
+        self.placer = Placer(
+            self.book, self.tables, self.clock,
+            complete_after=matchmaking.complete_after_seconds,
+            delay=matchmaking.create_delay_seconds,
+        )  # fmt: skip
+        self.server = GrpcServer(
+            settings, [ServiceSpec(SERVICE_NAME, self._register)], auth=AUTH_POLICY
+        )
+        self.servicer = MatchmakingServicer(
+            self.book, self.ratings, self.placer, self.clock, matchmaking.rules,
+            self.server.shutting_down,
+        )  # fmt: skip
+        self._nc: NatsClient | None = None
+        self._worker: MessageWorker | None = None
+        self._ticker: asyncio.Task[None] | None = None
+        self._ratings_sub: Any = None
+
+    def _register(self, grpc_server: Any) -> None:
+        matchmaking_service_pb2_grpc.add_MatchmakingServiceServicer_to_server(
+            self.servicer, grpc_server
+        )
+
+    async def start(self) -> int:
+        """Fold the lobby, join NATS, start matching; serve. Returns the gRPC port."""
+        await self.store.open()
+        await self.book.catch_up()
+        nc = self._nc = await connect_when_reachable(
+            self.settings.nats_servers,
+            name=f"kozyr-matchmaking-{self.root}",
+            state=ConnectionState(log, "NATS"),
+        )
+        js = nc.jetstream()
+        await ensure_stream(js, EventStreamSpec(PUBLIC_CHANNEL, self.root))
+        await ensure_stream(js, EventStreamSpec(CATEGORY, self.root))
+        self._ratings_sub = await js.subscribe(
+            category_filter(CATEGORY, self.root),
+            cb=self._rating_event,
+            ordered_consumer=True,
+            deliver_policy=DeliverPolicy.ALL,
+        )
+        self._worker = MessageWorker(js, self._finished_consumer(), self.table_finished)
+        await self._worker.start()
+        self._ticker = asyncio.create_task(self._tick_forever(), name="matchmaking-ticks")
+        self.server.add_shutdown_hook(self._close)
+        self.server.add_shutdown_hook(self._stop_work, before_stop=True)
+        return await self.server.start()
+
+    def _finished_consumer(self) -> DurableConsumer:
+        return DurableConsumer(
+            stream=jetstream_name(PUBLIC_CHANNEL, self.root),
+            durable="matchmaking-finished",
+            filter_subjects=(finished_filter(self.root),),
+            ack_wait=ACK_WAIT,
+            max_ack_pending=1_000,
+        )
+
+    # ------------------------------------------------------------------ matching
+
+    async def _tick_forever(self) -> None:
+        while True:
+            try:
+                await self.tick()
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:  # the next tick tries again
+                log.warning("matchmaking tick failed", error=repr(error))
+            await asyncio.sleep(self.options.tick_seconds)
+
+    async def tick(self) -> list[Match]:
+        """Decide what the queue allows now, place it; place overdue matches."""
+        now = self.clock.now()
+        rules = self.options.rules
+
+        def decide(lobby: Lobby) -> list[Any]:
+            return find_matches(lobby, now, rules)
+
+        events = await self.book.decide(f"tick:{self.book.lobby.version}:{now.isoformat()}", decide)
+        decided = [self.book.lobby.matches[d["match"]] for t, d in events if t == "MatchDecided"]
+        for match in decided:
+            log.info("match decided", match_id=match.match_id, tickets=list(match.tickets))
+            self.placer.place_soon(match)
+        self.placer.place_overdue()
+        return decided
+
+    # ------------------------------------------------------------------ NATS
+
+    async def table_finished(self, message: Msg) -> None:
+        """Rate a finished table (each table once) and free its players' seats."""
+        try:
+            event = events_pb2.PublicTableEvent.FromString(message.data)
+        except DecodeError:
+            log.error("not a public table event: skipped", subject=message.subject)
+            return
+        if event.WhichOneof("event") != "table_finished":
+            return
+        finished = event.table_finished
+        seats = [SeatOutcome(r.seat, r.player_id, r.place, r.score) for r in finished.results]
+        changed = await self.ratings.record(event.table_id, finished.game_id, seats)
+        table_id = event.table_id
+        await self.book.decide(
+            f"ended:{table_id}",
+            lambda lobby: [("TableEnded", {"table": table_id})] if table_id in lobby.tables else [],
+        )
+        log.info("table rated", table_id=table_id, ratings_changed=changed)
+
+    async def _rating_event(self, message: Msg) -> None:
+        try:
+            self.leaderboard.offer_event(decode_event(message.data))
+        except MalformedEventMessage:
+            log.error("not a rating event: skipped", subject=message.subject)
+
+    # ------------------------------------------------------------------ stopping
+
+    async def _stop_work(self) -> None:
+        if self._ticker is not None:
+            self._ticker.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._ticker
+        if self._worker is not None:
+            await self._worker.stop()
+        await self.placer.stop()
+
+    async def _close(self) -> None:
+        if self._ratings_sub is not None:
+            with contextlib.suppress(Exception):
+                await self._ratings_sub.unsubscribe()
+        await self.tables.close()
+        if self._nc is not None:
+            await self._nc.drain()
+        await self.store.close()
+
+    async def stop(self, grace: float | None = None) -> None:
+        await self.server.stop(grace)
+
+    async def run_until_signal(self) -> None:
+        await self.server.run_until_signal()

@@ -1,0 +1,406 @@
+"""The gRPC edge of matchmaking: check the request, one lobby decision or one read.
+
+Every shape check comes before any read or write (INVALID_ARGUMENT, nothing changed);
+every rule check is in the pure decisions, run on the caught-up lobby, so a refusal
+appends nothing either.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import uuid
+from collections.abc import AsyncIterator
+from datetime import timedelta
+from typing import Any
+
+from google.protobuf.duration_pb2 import Duration
+from google.protobuf.timestamp_pb2 import Timestamp
+
+from kozyr.api.matchmaking.v1 import matchmaking_service_pb2 as pb
+from kozyr.api.matchmaking.v1 import matchmaking_service_pb2_grpc as pb_grpc
+from kozyr.matchmaking import decisions, texts
+from kozyr.matchmaking.book import LobbyBook
+from kozyr.matchmaking.lobby import Lobby, Party, QueueOptions
+from kozyr.matchmaking.matching import MatchRules, estimated_wait, level_for
+from kozyr.matchmaking.placing import Placer
+from kozyr.matchmaking.ratebook import RatingBook, RatingRecord
+from kozyr.matchmaking.tablemaking import GAME_ENUMS, GAME_IDS
+from kozyr.matchmaking.timing import Clock
+from kozyr.runtime.auth import Role, current_principal
+
+_REQUEST_ID = re.compile(r"[\x21-\x7e]{1,128}")
+_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+_CODE = re.compile(r"[A-Za-z0-9]{6}")
+LEVEL_NAMES = {1: "easy", 2: "normal", 3: "hard"}
+STATES = {
+    "searching": pb.TICKET_STATE_SEARCHING,
+    "placing": pb.TICKET_STATE_PLACING,
+    "matched": pb.TICKET_STATE_MATCHED,
+    "cancelled": pb.TICKET_STATE_CANCELLED,
+    "expired": pb.TICKET_STATE_EXPIRED,
+}
+WATCH_POLL_SECONDS = 1.0
+PLACE_SECONDS = 10.0
+
+
+def _request_id(value: str) -> str:
+    if not _REQUEST_ID.fullmatch(value):
+        raise texts.invalid_request_id()
+    return value
+
+
+def _uuid(value: str, field: str) -> str:
+    if not _UUID.fullmatch(value):
+        raise texts.invalid_id(field)
+    return value
+
+
+def _game(value: int) -> str:
+    game: str | None = GAME_IDS.get(value)  # type: ignore[call-overload]
+    if game is None:
+        raise texts.invalid_game()
+    return game
+
+
+def _player_id(value: str) -> str:
+    if not 1 <= len(value) <= 128 or not value.isprintable() or not value.strip():
+        raise texts.invalid_player_id()
+    return value
+
+
+def _options(request: Any, game: str) -> QueueOptions:
+    """The table options of a request whose oneof `options` holds the game's message."""
+    which = request.WhichOneof("options")
+    if which is not None and which != game:
+        raise texts.options_game_mismatch()
+    if which is None:
+        return QueueOptions()
+    given = getattr(request, which)
+    turn = int(given.turn_seconds)
+    if turn != 0 and not 10 <= turn <= 3600:
+        raise texts.invalid_turn_seconds(turn)
+    return QueueOptions(bool(getattr(given, "must_trump", False)), turn)
+
+
+def _timestamp(value: Any) -> Timestamp:
+    stamp = Timestamp()
+    stamp.FromDatetime(value)
+    return stamp
+
+
+def _duration(value: timedelta) -> Duration:
+    duration = Duration()
+    duration.FromTimedelta(timedelta(seconds=round(value.total_seconds())))
+    return duration
+
+
+def party_message(lobby: Lobby, party: Party) -> pb.Party:
+    ticket = lobby.party_ticket(party)
+    return pb.Party(
+        party_id=party.party_id,
+        code=party.code,
+        player_ids=list(party.members),
+        ticket_id=ticket.ticket_id if ticket and ticket.party_id == party.party_id else "",
+    )
+
+
+def rating_message(record: RatingRecord) -> pb.Rating:
+    return pb.Rating(
+        player_id=record.player_id,
+        game=GAME_ENUMS[record.game],
+        mu=record.skill.mu,
+        sigma=record.skill.sigma,
+        ordinal=max(0.0, record.ordinal) if record.tables == 0 else record.ordinal,
+        tables=record.tables,
+    )
+
+
+class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
+    def __init__(
+        self,
+        book: LobbyBook,
+        ratings: RatingBook,
+        placer: Placer,
+        clock: Clock,
+        rules: MatchRules,
+        shutting_down: asyncio.Event | None = None,
+    ) -> None:
+        self._book = book
+        self._ratings = ratings
+        self._placer = placer
+        self._clock = clock
+        self._rules = rules
+        self.shutting_down = shutting_down or asyncio.Event()
+
+    # ------------------------------------------------------------------ tickets
+
+    async def EnterQueue(
+        self, request: pb.EnterQueueRequest, context: Any
+    ) -> pb.EnterQueueResponse:
+        player = current_principal().require(Role.PLAYER).subject
+        request_id = _request_id(request.request_id)
+        game = _game(request.game)
+        options = _options(request, game)
+        party_id = _uuid(request.party_id, "party_id") if request.party_id else ""
+        ticket_id = decisions.derived_id("ticket", player, request_id)
+        await self._book.catch_up()
+        lobby = self._book.lobby
+        if ticket_id in lobby.tickets or ticket_id in lobby.outcomes:
+            return pb.EnterQueueResponse(ticket_id=ticket_id, duplicate=True)
+        players = decisions.queue_players(lobby, player, party_id, game)
+        skills = await self._ratings.skills(game, players)
+        now = self._clock.now()
+
+        def decide(lobby: Lobby) -> list[decisions.Event]:
+            if ticket_id in lobby.tickets or ticket_id in lobby.outcomes:
+                return []
+            members = decisions.queue_players(lobby, player, party_id, game)
+            if set(members) - set(skills):
+                raise texts.busy()  # the party changed while its ratings were read
+            return decisions.enter(
+                lobby, ticket_id=ticket_id, players=members, party_id=party_id, game=game,
+                options=options, fill_now=request.fill_with_computers, skills=skills, now=now,
+            )  # fmt: skip
+
+        events = await self._book.decide(f"enter:{player}:{request_id}", decide)
+        return pb.EnterQueueResponse(ticket_id=ticket_id, duplicate=not events)
+
+    async def CancelTicket(
+        self, request: pb.CancelTicketRequest, context: Any
+    ) -> pb.CancelTicketResponse:
+        player = current_principal().require(Role.PLAYER).subject
+        ticket_id = _uuid(request.ticket_id, "ticket_id")
+        events = await self._book.decide(
+            f"cancel:{ticket_id}", lambda lobby: decisions.cancel(lobby, player, ticket_id)
+        )
+        return pb.CancelTicketResponse(cancelled=bool(events))
+
+    async def WatchTicket(
+        self, request: pb.WatchTicketRequest, context: Any
+    ) -> AsyncIterator[pb.WatchTicketResponse]:
+        principal = current_principal()
+        ticket_id = _uuid(request.ticket_id, "ticket_id")
+        await self._book.catch_up()
+        last: pb.WatchTicketResponse | None = None
+        while not self.shutting_down.is_set():
+            view = self._ticket_view(ticket_id, principal.subject, principal.role)
+            if last is None or _differs(view, last):
+                yield view
+                last = view
+            if view.state not in (pb.TICKET_STATE_SEARCHING, pb.TICKET_STATE_PLACING):
+                return
+            await self._book.wait_change(WATCH_POLL_SECONDS)
+
+    def _ticket_view(self, ticket_id: str, subject: str, role: Role) -> pb.WatchTicketResponse:
+        lobby = self._book.lobby
+        ticket = lobby.tickets.get(ticket_id)
+        if ticket is not None:
+            if role is Role.PLAYER and subject not in ticket.players:
+                raise texts.not_your_ticket(ticket_id)
+            state = "placing" if ticket.match_id else "searching"
+            wait = estimated_wait(lobby, ticket, self._clock.now(), self._rules)
+            return pb.WatchTicketResponse(
+                ticket_id=ticket_id,
+                state=STATES[state],
+                game=GAME_ENUMS[ticket.game],
+                player_ids=list(ticket.players),
+                estimated_wait=_duration(wait if state == "searching" else timedelta(0)),
+                queued_at=_timestamp(ticket.opened_at),
+            )
+        outcome = lobby.outcomes.get(ticket_id)
+        if outcome is None:
+            raise texts.ticket_not_found(ticket_id)
+        if role is Role.PLAYER and subject not in outcome.players:
+            raise texts.not_your_ticket(ticket_id)
+        return pb.WatchTicketResponse(
+            ticket_id=ticket_id,
+            state=STATES[outcome.state],
+            game=GAME_ENUMS[outcome.game],
+            player_ids=list(outcome.players),
+            queued_at=_timestamp(outcome.opened_at),
+            table_id=outcome.table_id,
+            seats=[pb.TicketSeat(player_id=p, seat=s) for p, s in outcome.seats],
+        )
+
+    # ------------------------------------------------------------------ parties
+
+    async def CreateParty(
+        self, request: pb.CreatePartyRequest, context: Any
+    ) -> pb.CreatePartyResponse:
+        player = current_principal().require(Role.PLAYER).subject
+        request_id = _request_id(request.request_id)
+        party_id = decisions.derived_id("party", player, request_id)
+        await self._book.decide(
+            f"party:{player}:{request_id}",
+            lambda lobby: decisions.create_party(lobby, player, party_id),
+        )
+        lobby = self._book.lobby
+        party = lobby.parties.get(party_id)
+        if party is None:  # created, then disbanded, before this retry
+            raise texts.party_not_found(party_id)
+        return pb.CreatePartyResponse(party=party_message(lobby, party))
+
+    async def JoinParty(self, request: pb.JoinPartyRequest, context: Any) -> pb.JoinPartyResponse:
+        player = current_principal().require(Role.PLAYER).subject
+        code = request.code.strip().upper()
+        if not _CODE.fullmatch(code):
+            raise texts.invalid_id("code")
+        joined: list[Party] = []
+
+        def decide(lobby: Lobby) -> list[decisions.Event]:
+            party, events = decisions.join_party(lobby, player, code)
+            joined[:] = [party]
+            return events
+
+        await self._book.decide(f"join:{uuid.uuid4()}", decide)
+        return pb.JoinPartyResponse(party=party_message(self._book.lobby, joined[0]))
+
+    async def LeaveParty(
+        self, request: pb.LeavePartyRequest, context: Any
+    ) -> pb.LeavePartyResponse:
+        player = current_principal().require(Role.PLAYER).subject
+        disbanded: list[bool] = []
+
+        def decide(lobby: Lobby) -> list[decisions.Event]:
+            flag, events = decisions.leave_party(lobby, player)
+            disbanded[:] = [flag]
+            return events
+
+        await self._book.decide(f"leave:{uuid.uuid4()}", decide)
+        return pb.LeavePartyResponse(disbanded=disbanded[0])
+
+    async def GetParty(self, request: pb.GetPartyRequest, context: Any) -> pb.GetPartyResponse:
+        player = current_principal().require(Role.PLAYER).subject
+        await self._book.catch_up()
+        lobby = self._book.lobby
+        party = lobby.party_with(player)
+        if party is None:
+            return pb.GetPartyResponse()
+        return pb.GetPartyResponse(party=party_message(lobby, party))
+
+    async def CreatePrivateTable(
+        self, request: pb.CreatePrivateTableRequest, context: Any
+    ) -> pb.CreatePrivateTableResponse:
+        player = current_principal().require(Role.PLAYER).subject
+        request_id = _request_id(request.request_id)
+        game = _game(request.game)
+        options = _options(request, game)
+        if request.computer_level and request.computer_level not in LEVEL_NAMES:
+            raise texts.invalid_computer_level(request.computer_level)
+        match_id = decisions.derived_id("private", player, request_id)
+        await self._book.catch_up()
+        lobby = self._book.lobby
+        if match_id not in lobby.made:
+            party = lobby.party_with(player)
+            members = tuple(party.members) if party else (player,)
+            skills = await self._ratings.skills(game, members)
+            level = LEVEL_NAMES.get(request.computer_level) or level_for(
+                sum(s.mu for s in skills.values()) / len(skills)
+            )
+            now = self._clock.now()
+            await self._book.decide(
+                f"private:{player}:{request_id}",
+                lambda lobby: []
+                if match_id in lobby.made
+                else decisions.private_match(
+                    lobby, player_id=player, match_id=match_id, game=game, options=options,
+                    fill=request.fill_with_computers, level=level, now=now,
+                ),
+            )  # fmt: skip
+            match = self._book.lobby.matches.get(match_id)
+            if match is not None:
+                await asyncio.wait_for(self._placer.place_soon(match), PLACE_SECONDS)
+        table_id = self._book.lobby.made.get(match_id)
+        if table_id is None:
+            raise texts.table_service_unavailable()
+        table = self._book.lobby.tables.get(table_id)
+        seats = table.seats if table else ()
+        return pb.CreatePrivateTableResponse(
+            table_id=table_id, seats=[pb.TicketSeat(player_id=p, seat=s) for p, s in seats]
+        )
+
+    # ------------------------------------------------------------------ ratings
+
+    async def GetRating(self, request: pb.GetRatingRequest, context: Any) -> pb.GetRatingResponse:
+        game = _game(request.game)
+        player = self._whose(request.player_id, anyone=True)
+        return pb.GetRatingResponse(rating=rating_message(await self._ratings.rating(game, player)))
+
+    async def ListLeaderboard(
+        self, request: pb.ListLeaderboardRequest, context: Any
+    ) -> pb.ListLeaderboardResponse:
+        game = _game(request.game)
+        if not 0 <= request.page_size <= 200:
+            raise texts.invalid_page("page_size", 200)
+        size = request.page_size or 50
+        token = request.page_token
+        if token and not token.isdigit():
+            raise texts.invalid_page("page_token", 200)
+        offset = int(token or 0)
+        page = self._ratings.leaderboard.page(game, offset, size + 1)
+        entries = [
+            pb.LeaderboardEntry(
+                rank=offset + i + 1,
+                rating=rating_message(RatingRecord(p, game, skill, tables, tables)),
+            )
+            for i, (p, skill, tables) in enumerate(page[:size])
+        ]
+        more = len(page) > size
+        return pb.ListLeaderboardResponse(
+            entries=entries, next_page_token=str(offset + size) if more else ""
+        )
+
+    async def ListMyTables(
+        self, request: pb.ListMyTablesRequest, context: Any
+    ) -> pb.ListMyTablesResponse:
+        player = self._whose(request.player_id, anyone=False)
+        if not 0 <= request.page_size <= 100:
+            raise texts.invalid_page("page_size", 100)
+        size = request.page_size or 20
+        await self._book.catch_up()
+        found: list[pb.PlayerTable] = []
+        table_id = self._book.lobby.seated.get(player)
+        table = self._book.lobby.tables.get(table_id) if table_id else None
+        if table is not None:
+            found.append(
+                pb.PlayerTable(
+                    table_id=table.table_id, game=GAME_ENUMS[table.game],
+                    seat=dict(table.seats)[player], finished=False,
+                    at=_timestamp(table.opened_at),
+                )
+            )  # fmt: skip
+        history = []
+        for game in GAME_ENUMS:
+            history += await self._ratings.history(game, player)
+        history.sort(key=lambda t: t.at, reverse=True)
+        for rated in history[: max(0, size - len(found))]:
+            found.append(
+                pb.PlayerTable(
+                    table_id=rated.table_id, game=GAME_ENUMS[rated.game], seat=rated.seat,
+                    finished=True, place=rated.place, score=rated.score,
+                    rating_change=rated.change, at=_timestamp(rated.at),
+                )
+            )  # fmt: skip
+        return pb.ListMyTablesResponse(tables=found)
+
+    @staticmethod
+    def _whose(player_id: str, *, anyone: bool) -> str:
+        """The player a read is about: the caller when empty (players only); another
+        player's for anyone (`anyone`), else for services and admins only."""
+        principal = current_principal()
+        if not player_id:
+            if principal.role is not Role.PLAYER:
+                raise texts.player_id_required()
+            return principal.subject
+        player_id = _player_id(player_id)
+        if not anyone and player_id != principal.subject:
+            principal.require(Role.SERVICE, Role.ADMIN)
+        return player_id
+
+
+def _differs(view: pb.WatchTicketResponse, last: pb.WatchTicketResponse) -> bool:
+    """A new state, or an estimate moved by 5 s or more: worth sending."""
+    if view.state != last.state:
+        return True
+    return abs(view.estimated_wait.seconds - last.estimated_wait.seconds) >= 5

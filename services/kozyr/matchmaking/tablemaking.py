@@ -1,0 +1,48 @@
+"""A decided match as the table service's `CreateTable` request. Pure.
+
+The request id is `match:<match id>`, and the table service derives the table id from
+the caller (matchmaking's service identity, the same for every replica) and that
+request id: whichever replica sends it, however often, one table is opened.
+"""
+
+from __future__ import annotations
+
+from kozyr.api.common.v1 import games_pb2, seats_pb2
+from kozyr.api.table.v1 import table_service_pb2 as table_pb
+from kozyr.matchmaking.lobby import KHOZOR_TEAMS, THREE_FIVE_EIGHT, Match, QueueOptions
+
+GAME_IDS = {
+    games_pb2.GAME_THREE_FIVE_EIGHT: THREE_FIVE_EIGHT,
+    games_pb2.GAME_KHOZOR_TEAMS: KHOZOR_TEAMS,
+}
+GAME_ENUMS = {name: value for value, name in GAME_IDS.items()}
+LEVELS = {
+    "easy": seats_pb2.COMPUTER_LEVEL_EASY,
+    "normal": seats_pb2.COMPUTER_LEVEL_NORMAL,
+    "hard": seats_pb2.COMPUTER_LEVEL_HARD,
+}
+
+
+def create_table_request(match: Match) -> table_pb.CreateTableRequest:
+    request = table_pb.CreateTableRequest(request_id=match.request_id, game=GAME_ENUMS[match.game])
+    for seat in match.seats:
+        if seat.player_id is not None:
+            request.seats.append(table_pb.SeatAssignment(player_id=seat.player_id))
+        else:
+            level = LEVELS[seat.level or "normal"]
+            request.seats.append(table_pb.SeatAssignment(computer=True, level=level))
+    _options(request, match.game, match.options)
+    return request
+
+
+def _options(request: table_pb.CreateTableRequest, game: str, options: QueueOptions) -> None:
+    if game == THREE_FIVE_EIGHT:
+        request.three_five_eight.CopyFrom(
+            table_pb.ThreeFiveEightOptions(
+                must_trump=options.must_trump, turn_seconds=options.turn_seconds
+            )
+        )
+    else:
+        request.khozor_teams.CopyFrom(
+            table_pb.KhozorTeamsOptions(turn_seconds=options.turn_seconds)
+        )

@@ -1,0 +1,311 @@
+"""Matchmaking's player-facing errors, in English, Romanian and Italian.
+
+Every refusal is raised before anything is appended, so a refused call changes nothing.
+"""
+
+from __future__ import annotations
+
+from kozyr.runtime.errors import (
+    FailedPrecondition,
+    InvalidArgument,
+    NotFound,
+    PermissionDenied,
+    Unavailable,
+)
+
+
+def invalid_request_id() -> InvalidArgument:
+    return InvalidArgument(
+        "INVALID_REQUEST_ID",
+        {
+            "en": "request_id must be 1 to 128 printable ASCII characters without spaces.",
+            "ro": "request_id trebuie să aibă între 1 și 128 de caractere ASCII tipăribile, "
+            "fără spații.",
+            "it": "request_id deve avere da 1 a 128 caratteri ASCII stampabili, senza spazi.",
+        },
+    )
+
+
+def invalid_game() -> InvalidArgument:
+    return InvalidArgument(
+        "INVALID_GAME",
+        {
+            "en": "Choose a game: GAME_THREE_FIVE_EIGHT or GAME_KHOZOR_TEAMS.",
+            "ro": "Alegeți un joc: GAME_THREE_FIVE_EIGHT sau GAME_KHOZOR_TEAMS.",
+            "it": "Scegli un gioco: GAME_THREE_FIVE_EIGHT o GAME_KHOZOR_TEAMS.",
+        },
+    )
+
+
+def options_game_mismatch() -> InvalidArgument:
+    return InvalidArgument(
+        "OPTIONS_GAME_MISMATCH",
+        {
+            "en": "The options given are those of another game.",
+            "ro": "Opțiunile date sunt ale altui joc.",
+            "it": "Le opzioni indicate sono di un altro gioco.",
+        },
+    )
+
+
+def invalid_turn_seconds(value: int) -> InvalidArgument:
+    return InvalidArgument(
+        "INVALID_TURN_SECONDS",
+        {
+            "en": f"turn_seconds must be 0 (the default) or 10 to 3600 (got {value}).",
+            "ro": f"turn_seconds trebuie să fie 0 (implicit) sau între 10 și 3600 "
+            f"(primit {value}).",
+            "it": f"turn_seconds deve essere 0 (predefinito) o tra 10 e 3600 (ricevuto {value}).",
+        },
+        metadata={"turnSeconds": str(value)},
+    )
+
+
+def invalid_id(field: str) -> InvalidArgument:
+    return InvalidArgument(
+        f"INVALID_{field.upper()}",
+        {
+            "en": f"{field} is not one this service gives out.",
+            "ro": f"{field} nu este unul dat de acest serviciu.",
+            "it": f"{field} non è uno di quelli dati da questo servizio.",
+        },
+    )
+
+
+def invalid_player_id() -> InvalidArgument:
+    return InvalidArgument(
+        "INVALID_PLAYER_ID",
+        {
+            "en": "player_id must be 1 to 128 printable characters, not only spaces.",
+            "ro": "player_id trebuie să aibă între 1 și 128 de caractere tipăribile, nu doar "
+            "spații.",
+            "it": "player_id deve avere da 1 a 128 caratteri stampabili, non solo spazi.",
+        },
+    )
+
+
+def invalid_page(field: str, maximum: int) -> InvalidArgument:
+    return InvalidArgument(
+        f"INVALID_{field.upper()}",
+        {
+            "en": f"{field} must be 0 (the default) to {maximum}, or a token this service gave.",
+            "ro": f"{field} trebuie să fie între 0 (implicit) și {maximum}, sau un jeton dat de "
+            "acest serviciu.",
+            "it": f"{field} deve essere tra 0 (predefinito) e {maximum}, o un token dato da "
+            "questo servizio.",
+        },
+    )
+
+
+def player_id_required() -> InvalidArgument:
+    return InvalidArgument(
+        "PLAYER_ID_REQUIRED",
+        {
+            "en": "Name the player (player_id): only players may leave it empty.",
+            "ro": "Numiți jucătorul (player_id): doar jucătorii îl pot lăsa gol.",
+            "it": "Indica il giocatore (player_id): solo i giocatori possono lasciarlo vuoto.",
+        },
+    )
+
+
+def invalid_computer_level(value: int) -> InvalidArgument:
+    return InvalidArgument(
+        "INVALID_COMPUTER_LEVEL",
+        {
+            "en": f"computer_level must be 0 (suited to the party), 1, 2 or 3 (got {value}).",
+            "ro": f"computer_level trebuie să fie 0 (potrivit grupului), 1, 2 sau 3 "
+            f"(primit {value}).",
+            "it": f"computer_level deve essere 0 (adatto al gruppo), 1, 2 o 3 (ricevuto {value}).",
+        },
+    )
+
+
+def already_queued(player_id: str, ticket_id: str) -> FailedPrecondition:
+    return FailedPrecondition(
+        "ALREADY_QUEUED",
+        {
+            "en": f"{player_id} is already in a queue (ticket {ticket_id}): cancel it first.",
+            "ro": f"{player_id} este deja într-o coadă (tichetul {ticket_id}): anulați-l întâi.",
+            "it": f"{player_id} è già in una coda (biglietto {ticket_id}): annullalo prima.",
+        },
+        metadata={"playerId": player_id, "ticketId": ticket_id},
+    )
+
+
+def already_seated(player_id: str, table_id: str) -> FailedPrecondition:
+    return FailedPrecondition(
+        "ALREADY_SEATED",
+        {
+            "en": f"{player_id} is seated at table {table_id}, which is not finished: "
+            "go back to it.",
+            "ro": f"{player_id} are loc la masa {table_id}, care nu s-a încheiat: "
+            "întoarceți-vă la ea.",
+            "it": f"{player_id} siede al tavolo {table_id}, che non è finito: tornaci.",
+        },
+        metadata={"playerId": player_id, "tableId": table_id},
+    )
+
+
+def ticket_not_found(ticket_id: str) -> NotFound:
+    return NotFound(
+        "TICKET_NOT_FOUND",
+        {
+            "en": f"There is no ticket {ticket_id}.",
+            "ro": f"Nu există tichetul {ticket_id}.",
+            "it": f"Non esiste il biglietto {ticket_id}.",
+        },
+    )
+
+
+def not_your_ticket(ticket_id: str) -> PermissionDenied:
+    return PermissionDenied(
+        "NOT_YOUR_TICKET",
+        {
+            "en": f"Ticket {ticket_id} is not yours.",
+            "ro": f"Tichetul {ticket_id} nu este al dumneavoastră.",
+            "it": f"Il biglietto {ticket_id} non è tuo.",
+        },
+    )
+
+
+def ticket_placing(ticket_id: str) -> FailedPrecondition:
+    return FailedPrecondition(
+        "TICKET_PLACING",
+        {
+            "en": f"Ticket {ticket_id} is matched and its table is being opened: too late "
+            "to cancel.",
+            "ro": f"Tichetul {ticket_id} are deja o potrivire și masa se deschide: e prea târziu "
+            "pentru anulare.",
+            "it": f"Il biglietto {ticket_id} ha già una partita e il tavolo si sta aprendo: "
+            "troppo tardi per annullare.",
+        },
+    )
+
+
+def ticket_over(ticket_id: str, state: str) -> FailedPrecondition:
+    return FailedPrecondition(
+        "TICKET_OVER",
+        {
+            "en": f"Ticket {ticket_id} is over ({state}).",
+            "ro": f"Tichetul {ticket_id} s-a încheiat ({state}).",
+            "it": f"Il biglietto {ticket_id} è concluso ({state}).",
+        },
+        metadata={"state": state},
+    )
+
+
+def already_in_party(party_id: str) -> FailedPrecondition:
+    return FailedPrecondition(
+        "ALREADY_IN_PARTY",
+        {
+            "en": f"You are already in party {party_id}: leave it first.",
+            "ro": f"Sunteți deja în grupul {party_id}: părăsiți-l întâi.",
+            "it": f"Sei già nel gruppo {party_id}: lascialo prima.",
+        },
+        metadata={"partyId": party_id},
+    )
+
+
+def party_not_found(what: str) -> NotFound:
+    return NotFound(
+        "PARTY_NOT_FOUND",
+        {
+            "en": f"There is no party {what}.",
+            "ro": f"Nu există grupul {what}.",
+            "it": f"Non esiste il gruppo {what}.",
+        },
+    )
+
+
+def not_in_party() -> FailedPrecondition:
+    return FailedPrecondition(
+        "NOT_IN_PARTY",
+        {
+            "en": "You are in no party.",
+            "ro": "Nu sunteți în niciun grup.",
+            "it": "Non sei in nessun gruppo.",
+        },
+    )
+
+
+def not_party_leader(party_id: str) -> PermissionDenied:
+    return PermissionDenied(
+        "NOT_PARTY_LEADER",
+        {
+            "en": f"Only the leader of party {party_id} may do this.",
+            "ro": f"Doar liderul grupului {party_id} poate face asta.",
+            "it": f"Solo il capo del gruppo {party_id} può farlo.",
+        },
+    )
+
+
+def party_full(limit: int) -> FailedPrecondition:
+    return FailedPrecondition(
+        "PARTY_FULL",
+        {
+            "en": f"The party is full ({limit} players at most).",
+            "ro": f"Grupul este complet (cel mult {limit} jucători).",
+            "it": f"Il gruppo è al completo (al massimo {limit} giocatori).",
+        },
+        metadata={"limit": str(limit)},
+    )
+
+
+def party_too_big(size: int, limit: int, game: str) -> FailedPrecondition:
+    return FailedPrecondition(
+        "PARTY_TOO_BIG",
+        {
+            "en": f"A party of {size} cannot queue for {game}: at most {limit}.",
+            "ro": f"Un grup de {size} nu poate intra la {game}: cel mult {limit}.",
+            "it": f"Un gruppo di {size} non può mettersi in coda per {game}: al massimo {limit}.",
+        },
+        metadata={"size": str(size), "limit": str(limit)},
+    )
+
+
+def party_queued(ticket_id: str) -> FailedPrecondition:
+    return FailedPrecondition(
+        "PARTY_IN_QUEUE",
+        {
+            "en": f"The party is in a queue (ticket {ticket_id}): cancel it first.",
+            "ro": f"Grupul este într-o coadă (tichetul {ticket_id}): anulați-l întâi.",
+            "it": f"Il gruppo è in coda (biglietto {ticket_id}): annullalo prima.",
+        },
+        metadata={"ticketId": ticket_id},
+    )
+
+
+def table_not_full(players: int, seats: int) -> FailedPrecondition:
+    return FailedPrecondition(
+        "TABLE_NOT_FULL",
+        {
+            "en": f"The party fills {players} of {seats} seats: ask for computers "
+            "(fill_with_computers) or bring more friends.",
+            "ro": f"Grupul ocupă {players} din {seats} locuri: cereți calculatoare "
+            "(fill_with_computers) sau aduceți mai mulți prieteni.",
+            "it": f"Il gruppo occupa {players} posti su {seats}: chiedi dei computer "
+            "(fill_with_computers) o porta altri amici.",
+        },
+    )
+
+
+def table_service_unavailable() -> Unavailable:
+    return Unavailable(
+        "TABLE_SERVICE_UNAVAILABLE",
+        {
+            "en": "The table service cannot be reached right now: try again shortly.",
+            "ro": "Serviciul meselor nu poate fi contactat acum: încercați din nou în curând.",
+            "it": "Il servizio dei tavoli non è raggiungibile ora: riprova tra poco.",
+        },
+    )
+
+
+def busy() -> Unavailable:
+    return Unavailable(
+        "LOBBY_BUSY",
+        {
+            "en": "The queue is very busy right now: try again shortly.",
+            "ro": "Coada este foarte aglomerată acum: încercați din nou în curând.",
+            "it": "La coda è molto affollata ora: riprova tra poco.",
+        },
+    )

@@ -1,0 +1,60 @@
+"""Matchmaking's notion of time, injectable so that tests skip the wait for computers.
+
+Every time the lobby records (a ticket's opening, a match's decision) and every wait it
+measures (the search window, `fill_after`, a ticket's expiry) is read from one `Clock`.
+Production runs the wall clock. Tests move it: `KOZYR_MATCHMAKING_CLOCK_OFFSET_FILE`
+names a file holding a number of seconds that the clock runs ahead of the wall clock,
+read at every tick — a test writes 59 and then 61 into it to see a ticket not yet, and
+then, filled with computers after `fill_after` 60 s, without sleeping a minute.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Protocol
+
+
+class Clock(Protocol):
+    def now(self) -> datetime:
+        """The current instant (timezone-aware, UTC)."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class SystemClock:
+    """The wall clock, `offset` ahead."""
+
+    offset: timedelta = timedelta(0)
+
+    def now(self) -> datetime:
+        return datetime.now(UTC) + self.offset
+
+
+@dataclass(frozen=True, slots=True)
+class FileOffsetClock:
+    """The wall clock, ahead by the seconds written in `path` (tests only; a missing or
+    unreadable file counts as 0)."""
+
+    path: Path
+
+    def now(self) -> datetime:
+        try:
+            offset = float(self.path.read_text().strip() or 0)
+        except (OSError, ValueError):
+            offset = 0.0
+        return datetime.now(UTC) + timedelta(seconds=offset)
+
+
+@dataclass(slots=True)
+class ManualClock:
+    """A clock that moves only when told to (unit tests)."""
+
+    current: datetime
+
+    def now(self) -> datetime:
+        return self.current
+
+    def advance(self, seconds: float) -> None:
+        self.current += timedelta(seconds=seconds)

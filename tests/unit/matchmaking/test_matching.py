@@ -1,0 +1,324 @@
+"""Matchmaking's pure rules: the lobby's fold, the commands' checks, forming matches
+(close ratings, search expansion, computers after fill_after, parties kept together,
+balanced Khözör teams), the CreateTable request, and OpenSkill ratings."""
+
+from __future__ import annotations
+
+import itertools
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+
+from kozyr.api.common.v1 import games_pb2, seats_pb2
+from kozyr.matchmaking import decisions
+from kozyr.matchmaking.lobby import (
+    KHOZOR_TEAMS,
+    THREE_FIVE_EIGHT,
+    Lobby,
+    QueueOptions,
+    Skill,
+    fold,
+)
+from kozyr.matchmaking.matching import (
+    MatchRules,
+    best_split,
+    estimated_wait,
+    find_matches,
+    level_for,
+)
+from kozyr.matchmaking.ratings import DEFAULT, SeatOutcome, ordinal, rate, win_probability
+from kozyr.matchmaking.tablemaking import create_table_request
+from kozyr.runtime.errors import FailedPrecondition, PermissionDenied
+
+T0 = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
+RULES = MatchRules(fill_after=60, base_gap=3, widen_per_second=0.25, max_gap=25)
+
+
+def at(seconds: float) -> datetime:
+    return T0 + timedelta(seconds=seconds)
+
+
+def open_ticket(
+    lobby: Lobby,
+    players: tuple[str, ...],
+    *,
+    game: str = THREE_FIVE_EIGHT,
+    mu: float | list[float] = 25.0,
+    when: float = 0,
+    fill_now: bool = False,
+    party: str = "",
+) -> str:
+    mus = mu if isinstance(mu, list) else [mu] * len(players)
+    ticket_id = decisions.derived_id("ticket", players[0], f"r{lobby.version}")
+    events = decisions.enter(
+        lobby, ticket_id=ticket_id, players=players, party_id=party, game=game,
+        options=QueueOptions(), fill_now=fill_now,
+        skills={p: Skill(m, 3.0) for p, m in zip(players, mus, strict=True)}, now=at(when),
+    )  # fmt: skip
+    fold(events, lobby)
+    return ticket_id
+
+
+def matches(lobby: Lobby, now: float) -> list[dict[str, Any]]:
+    events = find_matches(lobby, at(now), RULES)
+    fold(events, lobby)
+    return [d for t, d in events if t == "MatchDecided"]
+
+
+def players_of(match: dict[str, Any]) -> list[str | None]:
+    return [s.get("player") for s in match["seats"]]
+
+
+# ---------------------------------------------------------------------------- 3-5-8
+
+
+def test_three_close_players_make_a_table() -> None:
+    lobby = Lobby()
+    for name, mu in (("ana", 25.0), ("bogdan", 26.0), ("carla", 24.5)):
+        open_ticket(lobby, (name,), mu=mu)
+    [match] = matches(lobby, 1)
+    assert sorted(p for p in players_of(match) if p) == ["ana", "bogdan", "carla"]
+    assert len(match["tickets"]) == 3
+    assert all(t.match_id for t in lobby.tickets.values())
+
+
+def test_the_window_widens_with_waiting() -> None:
+    lobby = Lobby()
+    open_ticket(lobby, ("ana",), mu=20.0)
+    open_ticket(lobby, ("bogdan",), mu=25.0)
+    open_ticket(lobby, ("carla",), mu=30.0)
+    assert matches(lobby, 1) == []  # a spread of 10 against a window of 3.25
+    assert matches(lobby, 20) == []  # window 8
+    [match] = matches(lobby, 29)  # window 10.25
+    assert len([p for p in players_of(match) if p]) == 3
+
+
+def test_a_newcomer_is_not_dragged_into_an_old_tickets_window() -> None:
+    lobby = Lobby()
+    open_ticket(lobby, ("ana",), mu=20.0)
+    open_ticket(lobby, ("bogdan",), mu=25.0)
+    open_ticket(lobby, ("carla",), mu=30.0, when=29)  # just came: window 3
+    assert matches(lobby, 29) == []
+
+
+def test_computers_fill_after_fill_after_and_on_request() -> None:
+    lobby = Lobby()
+    open_ticket(lobby, ("ana",), mu=15.0)
+    assert matches(lobby, 59) == []
+    [match] = matches(lobby, 60)
+    assert players_of(match).count(None) == 2
+    assert {s["computer"] for s in match["seats"] if "computer" in s} == {"easy"}
+
+    lobby = Lobby()
+    open_ticket(lobby, ("bogdan",), fill_now=True)
+    [match] = matches(lobby, 0)
+    assert {s.get("computer") for s in match["seats"]} == {None, "normal"}
+
+
+def test_a_party_sits_at_one_table() -> None:
+    lobby = Lobby()
+    open_ticket(lobby, ("ana", "bogdan"), party="p")
+    open_ticket(lobby, ("carla", "dan"), party="q")
+    open_ticket(lobby, ("eva",))
+    [match] = matches(lobby, 1)
+    names = {p for p in players_of(match) if p}
+    assert {"ana", "bogdan"} <= names or {"carla", "dan"} <= names
+    assert len(names) == 3
+    assert len(lobby.searching()) == 1  # the other party waits whole
+
+
+def test_estimated_wait_never_passes_the_fill() -> None:
+    lobby = Lobby()
+    ticket_id = open_ticket(lobby, ("ana",))
+    ticket = lobby.tickets[ticket_id]
+    assert estimated_wait(lobby, ticket, at(10), RULES) == timedelta(seconds=50)
+    assert estimated_wait(lobby, ticket, at(70), RULES) == timedelta(0)
+
+
+def test_expired_tickets_leave_the_queue() -> None:
+    lobby = Lobby()
+    rules = MatchRules(fill_after=10_000, ticket_ttl=100)
+    ticket_id = open_ticket(lobby, ("ana",))
+    fold(find_matches(lobby, at(100), rules), lobby)
+    assert lobby.outcomes[ticket_id].state == "expired"
+    assert lobby.ticket_of("ana") is None
+
+
+# ---------------------------------------------------------------------------- Khözör
+
+
+def test_khozor_keeps_parties_on_one_team() -> None:
+    lobby = Lobby()
+    open_ticket(lobby, ("a1", "a2", "a3", "a4"), game=KHOZOR_TEAMS, party="a")
+    open_ticket(lobby, ("b1", "b2"), game=KHOZOR_TEAMS, party="b")
+    open_ticket(lobby, ("c1",), game=KHOZOR_TEAMS)
+    open_ticket(lobby, ("d1",), game=KHOZOR_TEAMS)
+    [match] = matches(lobby, 1)
+    seats = players_of(match)
+    assert None not in seats
+    team = {p: i % 2 for i, p in enumerate(seats)}
+    assert len({team[p] for p in ("a1", "a2", "a3", "a4")}) == 1
+    assert team["b1"] == team["b2"] != team["a1"]
+
+
+def test_khozor_teams_are_the_most_balanced_split() -> None:
+    lobby = Lobby()
+    mus = [20.0, 21.0, 22.0, 23.0, 24.0, 26.0, 27.0, 29.0]
+    for i, mu in enumerate(mus):
+        open_ticket(lobby, (f"p{i}",), game=KHOZOR_TEAMS, mu=mu, when=0)
+    [match] = matches(lobby, 40)  # window 13: all eight acceptable
+    seats = players_of(match)
+    skill = {f"p{i}": Skill(mu, 3.0) for i, mu in enumerate(mus)}
+    chosen = win_probability([skill[p] for p in seats[0::2]], [skill[p] for p in seats[1::2]])  # type: ignore[index]
+    for side in itertools.combinations(sorted(skill), 4):
+        other = [p for p in skill if p not in side]
+        p = win_probability([skill[x] for x in side], [skill[x] for x in other])
+        assert abs(chosen - 0.5) <= abs(p - 0.5) + 1e-12
+    assert abs(chosen - 0.5) < 0.05
+
+
+def test_khozor_fill_puts_computers_on_both_teams_as_needed() -> None:
+    lobby = Lobby()
+    open_ticket(lobby, ("a1", "a2", "a3"), game=KHOZOR_TEAMS, party="a", fill_now=True)
+    open_ticket(lobby, ("b1", "b2", "b3"), game=KHOZOR_TEAMS, party="b")
+    [match] = matches(lobby, 0)
+    seats = players_of(match)
+    assert seats.count(None) == 2
+    team = {p: i % 2 for i, p in enumerate(seats) if p}
+    assert len({team[p] for p in ("a1", "a2", "a3")}) == 1
+    assert len({team[p] for p in ("b1", "b2", "b3")}) == 1
+    assert team["a1"] != team["b1"]
+
+
+def test_a_split_that_breaks_a_party_is_never_made() -> None:
+    lobby = Lobby()
+    a = open_ticket(lobby, ("a1", "a2", "a3"), game=KHOZOR_TEAMS, party="a")
+    b = open_ticket(lobby, ("b1", "b2", "b3"), game=KHOZOR_TEAMS, party="b")
+    c = open_ticket(lobby, ("c1", "c2"), game=KHOZOR_TEAMS, party="c")
+    assert best_split([lobby.tickets[t] for t in (a, b, c)]) is None
+    assert matches(lobby, 1) == []  # 3 + 3 + 2: no two teams of four
+
+
+# ---------------------------------------------------------------------------- commands
+
+
+def test_one_active_ticket_per_player_and_none_while_seated() -> None:
+    lobby = Lobby()
+    ticket_id = open_ticket(lobby, ("ana",))
+    with pytest.raises(FailedPrecondition) as queued:
+        open_ticket(lobby, ("ana",))
+    assert queued.value.reason == "ALREADY_QUEUED"
+    open_ticket(lobby, ("bogdan",))
+    open_ticket(lobby, ("carla",))
+    [match] = matches(lobby, 1)
+    fold([("MatchSeated", {"match": match["match"], "table": "t-1", "at": at(2).isoformat()})],
+         lobby)  # fmt: skip
+    assert lobby.outcomes[ticket_id].table_id == "t-1"
+    with pytest.raises(FailedPrecondition) as seated:
+        open_ticket(lobby, ("ana",))
+    assert seated.value.reason == "ALREADY_SEATED"
+    fold([("TableEnded", {"table": "t-1"})], lobby)
+    open_ticket(lobby, ("ana",))
+
+
+def test_cancel_is_for_the_tickets_players_and_not_once_placing() -> None:
+    lobby = Lobby()
+    ticket_id = open_ticket(lobby, ("ana",))
+    with pytest.raises(PermissionDenied):
+        decisions.cancel(lobby, "bogdan", ticket_id)
+    fold(decisions.cancel(lobby, "ana", ticket_id), lobby)
+    assert decisions.cancel(lobby, "ana", ticket_id) == []  # already cancelled
+    open_ticket(lobby, ("ana",), fill_now=True)
+    matches(lobby, 0)
+    placing = lobby.ticket_of("ana")
+    assert placing is not None
+    with pytest.raises(FailedPrecondition) as late:
+        decisions.cancel(lobby, "ana", placing.ticket_id)
+    assert late.value.reason == "TICKET_PLACING"
+
+
+def test_parties_form_join_by_code_and_queue_whole() -> None:
+    lobby = Lobby()
+    fold(decisions.create_party(lobby, "ana", "party-1"), lobby)
+    code = lobby.parties["party-1"].code
+    for friend in ("bogdan", "carla", "dan"):
+        fold(decisions.join_party(lobby, friend, code.lower())[1], lobby)
+    with pytest.raises(FailedPrecondition) as full:
+        decisions.join_party(lobby, "eva", code)
+    assert full.value.reason == "PARTY_FULL"
+    with pytest.raises(PermissionDenied):
+        decisions.queue_players(lobby, "bogdan", "party-1", KHOZOR_TEAMS)
+    with pytest.raises(FailedPrecondition) as big:
+        decisions.queue_players(lobby, "ana", "party-1", THREE_FIVE_EIGHT)
+    assert big.value.reason == "PARTY_TOO_BIG"
+    assert decisions.queue_players(lobby, "ana", "party-1", KHOZOR_TEAMS) == (
+        "ana", "bogdan", "carla", "dan",
+    )  # fmt: skip
+    disbanded, events = decisions.leave_party(lobby, "dan")
+    fold(events, lobby)
+    assert not disbanded
+    assert lobby.party_with("dan") is None
+    disbanded, events = decisions.leave_party(lobby, "ana")
+    fold(events, lobby)
+    assert disbanded
+    assert lobby.parties == {}
+    assert lobby.party_of == {}
+
+
+def test_a_private_table_seats_the_party_and_computers() -> None:
+    lobby = Lobby()
+    fold(decisions.create_party(lobby, "ana", "p"), lobby)
+    fold(decisions.join_party(lobby, "bogdan", lobby.parties["p"].code)[1], lobby)
+    events = decisions.private_match(
+        lobby, player_id="ana", match_id="m", game=KHOZOR_TEAMS, options=QueueOptions(),
+        fill=True, level="easy", now=T0,
+    )  # fmt: skip
+    fold(events, lobby)
+    match = lobby.matches["m"]
+    assert [s.player_id for s in match.seats[:2]] == ["ana", "bogdan"]
+    request = create_table_request(match)
+    assert request.request_id == "match:m"
+    assert request.game == games_pb2.GAME_KHOZOR_TEAMS
+    assert [s.level for s in request.seats[2:]] == [seats_pb2.COMPUTER_LEVEL_EASY] * 6
+    with pytest.raises(FailedPrecondition):
+        decisions.private_match(
+            lobby, player_id="ana", match_id="m2", game=THREE_FIVE_EIGHT,
+            options=QueueOptions(), fill=False, level="easy", now=T0,
+        )  # fmt: skip
+
+
+def test_derived_ids_are_stable_per_player_and_request() -> None:
+    assert decisions.derived_id("ticket", "ana", "r") == decisions.derived_id("ticket", "ana", "r")
+    assert decisions.derived_id("ticket", "ana", "r") != decisions.derived_id("ticket", "bo", "r")
+
+
+def test_levels_suit_the_rating() -> None:
+    assert level_for(15.0) == "easy"
+    assert level_for(25.0) == "normal"
+
+
+# ---------------------------------------------------------------------------- ratings
+
+
+def test_three_five_eight_places_move_ratings_and_shared_places_agree() -> None:
+    seats = [SeatOutcome(0, "ana", 1, 30), SeatOutcome(1, "bogdan", 1, 30),
+             SeatOutcome(2, "carla", 3, -60)]  # fmt: skip
+    after = rate(THREE_FIVE_EIGHT, seats, {})
+    assert after["ana"].mu == pytest.approx(after["bogdan"].mu)
+    assert after["ana"].mu > DEFAULT.mu > after["carla"].mu
+    assert all(s.sigma < DEFAULT.sigma for s in after.values())
+
+
+def test_khozor_winners_gain_and_computers_are_not_rated() -> None:
+    seats = [SeatOutcome(i, f"p{i}" if i < 6 else "", 1 if i % 2 == 0 else 2, 0)
+             for i in range(8)]  # fmt: skip
+    after = rate(KHOZOR_TEAMS, seats, {})
+    assert set(after) == {f"p{i}" for i in range(6)}
+    assert all(after[f"p{i}"].mu > DEFAULT.mu for i in (0, 2, 4))
+    assert all(after[f"p{i}"].mu < DEFAULT.mu for i in (1, 3, 5))
+    assert rate(KHOZOR_TEAMS, [SeatOutcome(i, "", 1, 0) for i in range(8)], {}) == {}
+
+
+def test_ordinal_of_a_new_player_is_zero() -> None:
+    assert ordinal(DEFAULT) == pytest.approx(0.0)
