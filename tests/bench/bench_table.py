@@ -1,28 +1,44 @@
-"""Table service throughput and latency: N concurrent 3-5-8 tables played over gRPC.
+"""Table service throughput, CPU and latency against the floor, over gRPC (issue 13).
 
-    .venv/bin/python tests/bench/bench_table.py [--tables 1 10 100] [--max-actions 100]
-                                                [--full] [--no-fsync] [--profile]
+    .venv/bin/python tests/bench/bench_table.py [--tables 1 10 100] [--khozor-tables 100]
+        [--max-actions 100] [--open-tables 300] [--open-seconds 30] [--workers 1]
+        [--full] [--no-fsync] [--profile]
 
 PostgreSQL and NATS come from $KOZYR_DATABASE_URL / $KOZYR_NATS_URL, else kozyr.infra
 starts embedded servers in a temporary directory (fsync on unless --no-fsync). A
 scratch database is created, migrated and dropped. The table service runs as its own
-process, exactly as deployed: `python -m kozyr.table`, configured by KOZYR_* variables.
+process, exactly as deployed: `python -m kozyr.table`, configured by KOZYR_* variables
+(`--workers` sets KOZYR_TABLE_WORKERS).
 
-Each table has three scripted players, one client (token, channel) per seat. The seat
+The floor (`tests/bench/floor.py`): a separate bare `grpc.aio` process whose handler
+commits one ~300-byte row through an asyncpg pool of the service's size, called by the
+same client machinery (`ServiceClient`) at the same concurrency just before each table
+count is played: calls/s, p50/p99 and its CPU per call. Every figure of the service is
+also printed as a ratio to it.
+
+Each table has one scripted player per seat, one client (token, channel) each. The seat
 whose turn it is reads its own view (GetTable, or the view its last SubmitAction
-returned), picks one of `view.legal_actions` and submits it pinned to `view.version`;
-the turn then passes to the next seat, which reads its view. One spectator per table
-follows the table with WatchTable. Measured per N (tables played concurrently):
+returned), picks one of `view.legal_actions` (never a Khözör signal) and submits it
+pinned to `view.version`; the turn then passes to the next seat, which reads its view.
+A 3-5-8 table has one spectator on WatchTable, a Khözör table (8 seats) one WatchTable
+per seat, each on its own seat's view. Measured per run:
 
 * actions/s — accepted SubmitActions per second of wall time, all tables together;
 * SubmitAction latency p50/p95/p99 (and GetTable, the next seat's read);
-* append → watcher: from the SubmitAction response arriving at the player to the
-  spectator's first view of that version or a newer one (negative when the watcher's
-  view arrives before the mover's response: both run in this one client process).
+* append → watcher: from the SubmitAction response arriving at the player to each
+  watcher's first view of that version or a newer one (negative when the watcher's
+  view arrives before the mover's response: both run in this one client process);
+* service CPU per action: everything the service process (and its workers) spent,
+  divided by the accepted actions — the move, the next seat's read, every push.
 
---profile samples the service process with py-spy (`.venv/bin/pip install py-spy`)
-during the largest run and prints its busiest functions (self and inclusive share of
-the samples in which the service was running Python, not waiting).
+Closed loop: every player moves as soon as it is his turn (saturation). Open loop
+(`--open-tables`): that many 3-5-8 tables whose players think an exponential random
+time before each move, offered 60 % of the largest closed-loop 3-5-8 run's throughput,
+for `--open-seconds`.
+
+--profile samples the service process with py-spy during the largest 3-5-8 run and
+prints its busiest functions (self and inclusive share of the samples in which the
+service was running Python, not waiting).
 
 A full 3-5-8 game is 18 deals (~900 moves); tables counts from --cap-from (default 100)
 play only their first --max-actions moves, unless --full. Figures are printed, never
@@ -44,7 +60,7 @@ import tempfile
 import time
 import uuid
 from collections.abc import AsyncIterator, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import asyncpg
@@ -59,10 +75,19 @@ from kozyr.infra import free_port, libpq_dsn, provision
 from kozyr.runtime.auth import Role, mint_token
 from kozyr.table.service import SERVICE_NAME
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # run as a script
+from tests.bench.floor import FloorProcess, FloorResult, run_floor
+
 JWT_KEY = "kozyr-bench-secret-kozyr-bench-secret-0123456789"
 START_TIMEOUT = 60.0
-TARGET_ACTIONS_PER_SECOND = 1_000
-TARGET_P99_MS = 30.0
+FLOOR_CALLS = 6_000
+"""Floor calls per concurrency measured (split between the callers)."""
+TARGET_RATE_RATIO = {"3-5-8": 0.5, "Khözör": 0.35}
+"""Issue 13: actions/s at 100 tables ≥ this share of the floor's calls/s."""
+TARGET_CPU_RATIO = 2.0
+"""Issue 13: service CPU per action ≤ this many times the floor's CPU per call."""
+OPEN_LOAD_SHARE = 0.6
+TARGET_OPEN_P99_MS = 25.0
 
 
 def token(subject: str, role: Role = Role.PLAYER) -> str:
@@ -106,6 +131,8 @@ class ServiceProcess:
     nats_url: str
     port: int = field(default_factory=free_port)
     process: subprocess.Popen[bytes] | None = None
+    workers: int = 1
+    """KOZYR_TABLE_WORKERS: processes serving the one port."""
 
     @property
     def target(self) -> str:
@@ -126,6 +153,7 @@ class ServiceProcess:
             KOZYR_GRPC_HOST="127.0.0.1",
             KOZYR_GRPC_PORT=str(self.port),
             KOZYR_LOG_LEVEL="WARNING",
+            KOZYR_TABLE_WORKERS=str(self.workers),
         )
         return env
 
@@ -162,6 +190,21 @@ class ServiceProcess:
 # -- one table ----------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class Game:
+    """How a game is benched: its code, seats, and who watches a table."""
+
+    name: str
+    code: games_pb2.Game.ValueType
+    seats: int
+    seat_watchers: bool
+    """True: every seat watches its own view (Khözör); False: one spectator (3-5-8)."""
+
+
+THREE_FIVE_EIGHT = Game("3-5-8", games_pb2.GAME_THREE_FIVE_EIGHT, 3, seat_watchers=False)
+KHOZOR = Game("Khözör", games_pb2.GAME_KHOZOR_TEAMS, 8, seat_watchers=True)
+
+
 @dataclass
 class Samples:
     """Everything measured in one run (all tables together), in seconds."""
@@ -174,40 +217,55 @@ class Samples:
 
 
 @dataclass
+class Watcher:
+    """One WatchTable stream of a table: a seat's own or a spectator's (seat None)."""
+
+    client: TableClient
+    seat: int | None
+    watched: list[tuple[int, float]] = field(default_factory=list)
+    """(version, when it was received), in arrival order."""
+    first_view: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+@dataclass
 class Table:
-    """One table: a client per seat, a spectator, and when each version was seen."""
+    """One table: a client per seat, its watchers, and when each version was seen."""
 
     table_id: str
     seats: list[TableClient]
-    watcher: TableClient
+    watchers: list[Watcher]
     rng: random.Random
     applied_at: dict[int, float] = field(default_factory=dict)
     """version → when the mover received the SubmitAction response that made it."""
-    watched: list[tuple[int, float]] = field(default_factory=list)
-    """(version, when the spectator received it), in arrival order."""
-    first_view: asyncio.Event = field(default_factory=asyncio.Event)
 
     async def close(self) -> None:
-        for client in [*self.seats, self.watcher]:
+        for client in [*self.seats, *(w.client for w in self.watchers)]:
             await client.close()
 
-    async def watch(self) -> None:
-        """Record every view the spectator receives until the table finishes."""
-        async for view in self.watcher.watch(self.table_id):
-            self.watched.append((view.version, time.perf_counter()))
-            self.first_view.set()
+    async def watch(self, watcher: Watcher) -> None:
+        """Record every view a watcher receives until the table finishes."""
+        async for view in watcher.client.watch(self.table_id, seat=watcher.seat):
+            watcher.watched.append((view.version, time.perf_counter()))
+            watcher.first_view.set()
             if view.finished:
                 return
 
-    async def play(self, max_actions: int | None, samples: Samples) -> int:
-        """Play until the end (or `max_actions` accepted moves); returns the moves made."""
+    async def play(self, max_actions: int | None, samples: Samples, think: float = 0.0) -> int:
+        """Play until the end (or `max_actions` accepted moves); returns the moves made.
+
+        `think` > 0: each move is sent after a random think time (exponential, that mean
+        in seconds) — an open loop; 0: at once — a closed loop. Signals (Khözör's
+        at-will taps, limited per minute) are never chosen.
+        """
         view = await self._read(0, samples)
         actions = 0
         while not view.finished and (max_actions is None or actions < max_actions):
             seat = view.turn.seats[0]
             if view.seat != seat:
                 view = await self._read(seat, samples)
-            moves = list(view.legal_actions)
+            moves = [m for m in view.legal_actions if not m.HasField("toggle_signal")]
+            if think > 0:
+                await asyncio.sleep(self.rng.expovariate(1 / think))
             started = time.perf_counter()
             try:
                 reply = await self.seats[seat].submit(
@@ -232,26 +290,34 @@ class Table:
         return view
 
     def watcher_delays(self) -> list[float]:
-        """Per accepted move: the spectator's first view at least that new, minus the reply."""
+        """Per accepted move and watcher: its first view at least that new, minus the
+        reply (no signals are played, so every viewer counts the same versions)."""
         delays = []
-        for version, applied in self.applied_at.items():
-            seen = next((t for v, t in self.watched if v >= version), None)
-            if seen is not None:
-                delays.append(seen - applied)
+        for watcher in self.watchers:
+            for version, applied in self.applied_at.items():
+                seen = next((t for v, t in watcher.watched if v >= version), None)
+                if seen is not None:
+                    delays.append(seen - applied)
         return delays
 
 
-async def open_tables(target: str, count: int, run: str) -> list[Table]:
+async def open_tables(target: str, count: int, run: str, game: Game) -> list[Table]:
     async with TableClient(target, token("matchmaker", Role.SERVICE)) as matchmaker:
         tables = []
         for index in range(count):
-            players = [f"{run}-t{index}-p{seat}" for seat in range(3)]
-            created = await matchmaker.create_table(games_pb2.GAME_THREE_FIVE_EIGHT, players)
+            players = [f"{run}-t{index}-p{seat}" for seat in range(game.seats)]
+            created = await matchmaker.create_table(game.code, players)
+            if game.seat_watchers:
+                watchers = [
+                    Watcher(TableClient(target, token(p)), s) for s, p in enumerate(players)
+                ]
+            else:
+                watchers = [Watcher(TableClient(target, token(f"{run}-t{index}-spectator")), None)]
             tables.append(
                 Table(
                     created.table_id,
                     [TableClient(target, token(p)) for p in players],
-                    TableClient(target, token(f"{run}-t{index}-spectator")),
+                    watchers,
                     random.Random(index),
                 )
             )
@@ -263,19 +329,28 @@ async def open_tables(target: str, count: int, run: str) -> list[Table]:
 
 @dataclass(frozen=True)
 class Result:
+    game: Game
     tables: int
     max_actions: int | None
     actions: int
     seconds: float
     samples: Samples
     service_cpu: float
-    """CPU seconds the service process used during the run."""
+    """CPU seconds the service process(es) used during the run."""
     client_cpu: float
     """CPU seconds this bench process (every client) used during the run."""
+    think: float = 0.0
+    """Mean think time of an open-loop run (0: closed loop)."""
+    floor: FloorResult | None = None
+    """The floor measured at the same concurrency, just before."""
 
     @property
     def rate(self) -> float:
         return self.actions / self.seconds
+
+    @property
+    def cpu_ms_per_action(self) -> float:
+        return 1000 * self.service_cpu / max(self.actions, 1)
 
 
 def cpu_seconds(pid: int) -> float:
@@ -284,26 +359,55 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-async def run(service: ServiceProcess, count: int, max_actions: int | None) -> Result:
-    """`count` tables played concurrently, each by its own clients and spectator."""
-    tables = await open_tables(service.target, count, f"r{uuid.uuid4().hex[:6]}")
-    watchers = [asyncio.create_task(t.watch()) for t in tables]
-    await asyncio.gather(*(t.first_view.wait() for t in tables))
+def tree_cpu_seconds(pid: int) -> float:
+    """CPU time of a process and its live children (the table service's workers)."""
+    children = Path(f"/proc/{pid}/task/{pid}/children")
+    kids = [int(p) for p in children.read_text().split()] if children.exists() else []
+    total = cpu_seconds(pid)
+    for kid in kids:
+        with contextlib.suppress(FileNotFoundError):
+            total += cpu_seconds(kid)
+    return total
+
+
+async def run(
+    service: ServiceProcess,
+    count: int,
+    max_actions: int | None,
+    game: Game = THREE_FIVE_EIGHT,
+    *,
+    think: float = 0.0,
+    seconds: float | None = None,
+) -> Result:
+    """`count` tables played concurrently, each by its own clients and watchers; with
+    `seconds`, the play stops after that long (an open-loop run)."""
+    tables = await open_tables(service.target, count, f"r{uuid.uuid4().hex[:6]}", game)
+    streams = [(t, w) for t in tables for w in t.watchers]
+    watching = [asyncio.create_task(t.watch(w)) for t, w in streams]
+    await asyncio.gather(*(w.first_view.wait() for _, w in streams))
     samples = Samples()
-    service_before, client_before = cpu_seconds(service.pid), cpu_seconds(os.getpid())
+    service_before, client_before = tree_cpu_seconds(service.pid), cpu_seconds(os.getpid())
     started = time.perf_counter()
-    actions = await asyncio.gather(*(t.play(max_actions, samples) for t in tables))
-    seconds = time.perf_counter() - started
-    service_cpu = cpu_seconds(service.pid) - service_before
+    playing = [asyncio.create_task(t.play(max_actions, samples, think)) for t in tables]
+    if seconds is not None:
+        await asyncio.wait(playing, timeout=seconds)
+        for task in playing:
+            task.cancel()
+    await asyncio.gather(*playing, return_exceptions=seconds is not None)
+    elapsed = time.perf_counter() - started
+    service_cpu = tree_cpu_seconds(service.pid) - service_before
     client_cpu = cpu_seconds(os.getpid()) - client_before
-    await asyncio.sleep(0.5)  # let the spectators receive the last moves
-    for task in watchers:
-        task.cancel()
-    await asyncio.gather(*watchers, return_exceptions=True)
+    await asyncio.sleep(0.5)  # let the watchers receive the last moves
+    for watch_task in watching:
+        watch_task.cancel()
+    await asyncio.gather(*watching, return_exceptions=True)
     for table in tables:
         samples.to_watcher.extend(table.watcher_delays())
         await table.close()
-    return Result(count, max_actions, sum(actions), seconds, samples, service_cpu, client_cpu)
+    actions = len(samples.submit)  # every accepted move, however the play ended
+    return Result(
+        game, count, max_actions, actions, elapsed, samples, service_cpu, client_cpu, think
+    )
 
 
 # -- profile ------------------------------------------------------------------------------
@@ -374,25 +478,56 @@ def ms(values: Sequence[float]) -> str:
 
 def report(results: Sequence[Result]) -> None:
     print(
-        "\ntables  moves/table  actions  seconds  actions/s   "
+        "\ngame    tables  moves/table  loop     actions  seconds  actions/s   "
         "SubmitAction ms         GetTable ms             append→watcher ms   refused"
-        "  CPU service/clients"
+        "  CPU service/clients  service CPU ms/action"
     )
     print(
-        f"{'':50}{'p50     p95     p99':>24}{'p50     p95     p99':>24}{'p50     p95     p99':>24}"
+        f"{'':71}{'p50     p95     p99':>24}{'p50     p95     p99':>24}{'p50     p95     p99':>24}"
     )
     for r in results:
         per_table = "full game" if r.max_actions is None else f"first {r.max_actions}"
+        loop = "closed" if r.think == 0 else f"open {r.think:.1f}s"
         print(
-            f"{r.tables:>6}  {per_table:>11}  {r.actions:>7}  {r.seconds:7.1f}  {r.rate:9.0f}  "
+            f"{r.game.name:<7}{r.tables:>7}  {per_table:>11}  {loop:<9}{r.actions:>7}  "
+            f"{r.seconds:7.1f}  {r.rate:9.0f}  "
             f"{ms(r.samples.submit)} {ms(r.samples.get)} {ms(r.samples.to_watcher)}"
             f"  {r.samples.refused:>7}  {100 * r.service_cpu / r.seconds:5.0f}% "
-            f"{100 * r.client_cpu / r.seconds:5.0f}%"
+            f"{100 * r.client_cpu / r.seconds:5.0f}%  {r.cpu_ms_per_action:13.2f}"
         )
+    floors = {r.tables: r.floor for r in results if r.floor is not None}
+    if not floors:
+        return
+    print("\nThe floor (a bare grpc.aio call committing one row, same client machinery):")
     print(
-        f"\nTarget (issue 5): {TARGET_ACTIONS_PER_SECOND} actions/s with SubmitAction p99 < "
-        f"{TARGET_P99_MS:.0f} ms at 100 tables."
+        f"{'callers':>7}  {'calls':>6}  {'calls/s':>8}  {'p50 ms':>7}  {'p99 ms':>7}  CPU ms/call"
     )
+    for callers, f in sorted(floors.items()):
+        p50, p99 = (percentile(f.latencies, q) * 1000 for q in (0.5, 0.99))
+        print(
+            f"{callers:>7}  {f.calls:>6}  {f.rate:8.0f}  {p50:7.1f}  {p99:7.1f}  "
+            f"{f.cpu_ms_per_call:11.2f}"
+        )
+    print("\nRatios to the floor at the same concurrency, same run (issue 13's targets):")
+    for r in results:
+        at = floors.get(r.tables)
+        if at is None or r.think:
+            continue
+        rate_target = TARGET_RATE_RATIO[r.game.name]
+        print(
+            f"  {r.game.name:<7}{r.tables:>4} tables: actions/s ÷ floor calls/s = "
+            f"{r.rate / at.rate:4.2f} (target ≥ {rate_target}); CPU per action ÷ floor CPU "
+            f"per call = {r.cpu_ms_per_action / at.cpu_ms_per_call:4.2f} (target ≤ "
+            f"{TARGET_CPU_RATIO})"
+        )
+    for r in results:
+        if r.think:
+            print(
+                f"  open loop, {r.tables} tables at {r.rate:.0f} actions/s: SubmitAction p99 "
+                f"{percentile(r.samples.submit, 0.99) * 1000:.1f} ms, append → watcher p99 "
+                f"{percentile(r.samples.to_watcher, 0.99) * 1000:.1f} ms "
+                f"(target ≤ {TARGET_OPEN_P99_MS:.0f} ms each)"
+            )
 
 
 # -- main ---------------------------------------------------------------------------------
@@ -401,29 +536,71 @@ def report(results: Sequence[Result]) -> None:
 async def bench(args: argparse.Namespace, server_url: str, nats_url: str) -> list[Result]:
     async with scratch_database(server_url) as database_url:
         await migrate(database_url)
-        service = ServiceProcess(database_url, nats_url)
+        floor = FloorProcess(database_url)
+        await floor.start(token("floor-probe"))
+        service = ServiceProcess(database_url, nats_url, workers=args.workers)
         await service.start()
-        print(f"table service pid {service.pid}", file=sys.stderr)
+        print(f"table service pid {service.pid}, floor pid {floor.pid}", file=sys.stderr)
         try:
             await run(service, 2, 20)  # warm-up: imports, caches, pools
-            return [await measure(service, count, args) for count in args.tables]
+            floors: dict[int, FloorResult] = {}
+            results = []
+            for count in args.tables:
+                results.append(await measure(service, floor, floors, count, THREE_FIVE_EIGHT, args))
+            for count in args.khozor_tables:
+                results.append(await measure(service, floor, floors, count, KHOZOR, args))
+            if args.open_tables and results:
+                results.append(await open_loop(service, results, args))
+            return results
         finally:
             service.stop()
+            floor.stop()
 
 
-async def measure(service: ServiceProcess, count: int, args: argparse.Namespace) -> Result:
-    """One run of `count` tables (py-spy on the service for the largest, if asked)."""
+async def measure(
+    service: ServiceProcess,
+    floor: FloorProcess,
+    floors: dict[int, FloorResult],
+    count: int,
+    game: Game,
+    args: argparse.Namespace,
+) -> Result:
+    """The floor at `count` callers (once per count), then `count` tables of `game` (py-spy
+    on the service for the largest 3-5-8 run, if asked)."""
+    if count not in floors:
+        print(f"floor, {count} caller(s) …", file=sys.stderr)
+        tokens = [token(f"floor-{count}-{i}") for i in range(count)]
+        floors[count] = await run_floor(floor, tokens, FLOOR_CALLS // count, cpu_seconds)
     capped = not args.full and count >= args.cap_from
-    print(f"{count} table(s) …", file=sys.stderr)
-    play = run(service, count, args.max_actions if capped else None)
-    if not (args.profile and count == max(args.tables)):
-        return await play
-    with tempfile.TemporaryDirectory() as scratch:
-        collapsed = Path(scratch) / "service.txt"
-        with sampled(service.pid, collapsed):
-            result = await play
-        hotspots(collapsed)
-    return result
+    print(f"{game.name}: {count} table(s) …", file=sys.stderr)
+    play = run(service, count, args.max_actions if capped else None, game)
+    if not (args.profile and game is THREE_FIVE_EIGHT and count == max(args.tables)):
+        result = await play
+    else:
+        with tempfile.TemporaryDirectory() as scratch:
+            collapsed = Path(scratch) / "service.txt"
+            with sampled(service.pid, collapsed):
+                result = await play
+            hotspots(collapsed)
+    return replace(result, floor=floors[count])
+
+
+async def open_loop(
+    service: ServiceProcess, results: Sequence[Result], args: argparse.Namespace
+) -> Result:
+    """Many 3-5-8 tables whose players think before each move, offered 60 % of the
+    largest closed-loop 3-5-8 run's throughput (its saturation) for `--open-seconds`."""
+    saturated = max((r for r in results if r.game is THREE_FIVE_EIGHT), key=lambda r: r.tables).rate
+    offered = OPEN_LOAD_SHARE * saturated
+    think = args.open_tables / offered
+    print(
+        f"open loop: {args.open_tables} tables, {offered:.0f} actions/s offered "
+        f"(think {think:.2f} s) …",
+        file=sys.stderr,
+    )
+    return await run(
+        service, args.open_tables, None, THREE_FIVE_EIGHT, think=think, seconds=args.open_seconds
+    )
 
 
 def main() -> None:
@@ -439,10 +616,16 @@ def parse_arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--tables", type=int, nargs="+", default=[1, 10, 100])
+    parser.add_argument("--tables", type=int, nargs="*", default=[1, 10, 100])
+    parser.add_argument("--khozor-tables", type=int, nargs="*", default=[100])
     parser.add_argument("--max-actions", type=int, default=100, help="moves per capped table")
     parser.add_argument("--cap-from", type=int, default=100, help="cap tables counts ≥ this")
     parser.add_argument("--full", action="store_true", help="every table plays a full game")
+    parser.add_argument(
+        "--open-tables", type=int, default=300, help="tables of the open-loop run (0: none)"
+    )
+    parser.add_argument("--open-seconds", type=float, default=30.0)
+    parser.add_argument("--workers", type=int, default=1, help="KOZYR_TABLE_WORKERS")
     parser.add_argument("--no-fsync", action="store_true", help="embedded PostgreSQL only")
     parser.add_argument("--profile", action="store_true", help="py-spy the largest run")
     return parser.parse_args()

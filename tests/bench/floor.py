@@ -1,0 +1,208 @@
+"""The floor of any durable game action in Python: a bare gRPC call that commits one row.
+
+    .venv/bin/python tests/bench/floor.py --serve   (KOZYR_DATABASE_URL, KOZYR_GRPC_PORT)
+
+A separate `grpc.aio` process with one unary method (`/kozyr.bench.v1.Floor/Commit`, raw
+bytes in and out: no proto, no interceptor, no auth) whose handler INSERTs the ~300-byte
+request as one jsonb row through an asyncpg pool of the table service's size (20) and
+answers once PostgreSQL has committed it. Nothing a game action needs is done: no view,
+no rule, no read, no hash, no outbox, no relay. `bench_table.py` drives it with the
+same client machinery as the table service (`ServiceClient`: a channel per caller, the
+bearer token and retry policy in every call) at the same concurrency, in the same run,
+and prints the table service's figures as ratios to it (issue 13).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import asyncpg
+import grpc
+
+from kozyr.client.channel import ServiceClient
+from kozyr.infra import free_port, libpq_dsn
+
+SERVICE = "kozyr.bench.v1.Floor"
+METHOD = f"/{SERVICE}/Commit"
+POOL_SIZE = 20
+"""The table service's pool (`TableService(pool_size=20)`)."""
+START_TIMEOUT = 60.0
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS floor_rows (
+    id bigserial PRIMARY KEY,
+    stream text NOT NULL,
+    data jsonb NOT NULL,
+    recorded_at timestamptz NOT NULL DEFAULT now()
+)
+"""
+INSERT = "INSERT INTO floor_rows (stream, data) VALUES ($1, $2::jsonb)"
+
+
+def payload(caller: int, call: int) -> bytes:
+    """About 300 bytes of JSON: the size of a typical game event row."""
+    body = {
+        "stream": f"table-{caller:08d}-0000-0000-0000-000000000000",
+        "type": "CardPlayed",
+        "data": {"seat": call % 3, "card": "10H", "deal": 3, "trick": call % 8},
+        "metadata": {"actor": f"bench-player-{caller}", "role": "player", "turn": call},
+        "pad": "x" * 60,
+    }
+    return json.dumps(body, separators=(",", ":")).encode()
+
+
+# -- the server process ---------------------------------------------------------------------
+
+
+async def serve(database_url: str, port: int) -> None:
+    """Serve `Commit` on 127.0.0.1:`port` until SIGTERM."""
+    pool = await asyncpg.create_pool(libpq_dsn(database_url), min_size=1, max_size=POOL_SIZE)
+    async with pool.acquire() as connection:
+        await connection.execute(SCHEMA)
+
+    async def commit(request: bytes, context: grpc.aio.ServicerContext) -> bytes:
+        async with pool.acquire() as connection:
+            await connection.execute(INSERT, "floor", request.decode())
+        return b"ok"
+
+    handler = grpc.method_handlers_generic_handler(
+        SERVICE, {"Commit": grpc.unary_unary_rpc_method_handler(commit)}
+    )
+    server = grpc.aio.server()
+    server.add_generic_rpc_handlers((handler,))
+    server.add_insecure_port(f"127.0.0.1:{port}")
+    await server.start()
+    stop = asyncio.Event()
+    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
+    await stop.wait()
+    await server.stop(1.0)
+    await pool.close()
+
+
+# -- the client ----------------------------------------------------------------------------
+
+
+class FloorClient(ServiceClient):
+    """One caller of the floor: a channel like a TableClient's (token, retry policy)."""
+
+    SERVICE = SERVICE
+
+    def __init__(self, target: str, token: str) -> None:
+        super().__init__(target, token)
+        self._commit = self._channel.unary_unary(METHOD)
+
+    async def commit(self, row: bytes, *, wait_for_ready: bool = False) -> bytes:
+        reply: bytes = await self._commit(
+            row, metadata=self.metadata, timeout=30.0, wait_for_ready=wait_for_ready
+        )
+        return reply
+
+
+@dataclass
+class FloorProcess:
+    """`tests/bench/floor.py --serve` on a free port, stopped with SIGTERM."""
+
+    database_url: str
+    port: int = field(default_factory=free_port)
+    process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def target(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    @property
+    def pid(self) -> int:
+        assert self.process is not None, "the floor is not running"
+        return self.process.pid
+
+    async def start(self, token: str) -> None:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("KOZYR_")}
+        env.update(KOZYR_DATABASE_URL=self.database_url, KOZYR_GRPC_PORT=str(self.port))
+        self.process = subprocess.Popen(  # noqa: ASYNC220 — spawning does not block
+            [sys.executable, str(Path(__file__)), "--serve"], env=env
+        )
+        async with asyncio.timeout(START_TIMEOUT), FloorClient(self.target, token) as client:
+            while True:
+                if self.process.poll() is not None:
+                    raise RuntimeError(f"the floor exited with {self.process.returncode}")
+                with contextlib.suppress(grpc.aio.AioRpcError):
+                    await client.commit(payload(0, 0), wait_for_ready=True)
+                    return
+                await asyncio.sleep(0.1)
+
+    def stop(self) -> None:
+        if self.process is None or self.process.poll() is not None:
+            return
+        self.process.send_signal(signal.SIGTERM)
+        try:
+            self.process.wait(20)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+@dataclass(frozen=True)
+class FloorResult:
+    callers: int
+    calls: int
+    seconds: float
+    latencies: Sequence[float]
+    server_cpu: float
+    """CPU seconds the floor process used during the run."""
+
+    @property
+    def rate(self) -> float:
+        return self.calls / self.seconds
+
+    @property
+    def cpu_ms_per_call(self) -> float:
+        return 1000 * self.server_cpu / max(self.calls, 1)
+
+
+async def run_floor(
+    floor: FloorProcess, tokens: Sequence[str], calls_each: int, cpu_seconds: Callable[[int], float]
+) -> FloorResult:
+    """`len(tokens)` callers in a closed loop, `calls_each` commits each, all at once;
+    `cpu_seconds(pid)` reads a process's CPU time so far."""
+    clients = [FloorClient(floor.target, token) for token in tokens]
+    latencies: list[float] = []
+
+    async def caller(index: int, client: FloorClient) -> None:
+        for call in range(calls_each):
+            row = payload(index, call)
+            started = time.perf_counter()
+            await client.commit(row)
+            latencies.append(time.perf_counter() - started)
+
+    try:
+        await asyncio.gather(*(c.commit(payload(i, 0)) for i, c in enumerate(clients)))  # warm
+        cpu_before = cpu_seconds(floor.pid)
+        started = time.perf_counter()
+        await asyncio.gather(*(caller(i, c) for i, c in enumerate(clients)))
+        seconds = time.perf_counter() - started
+        cpu = cpu_seconds(floor.pid) - cpu_before
+    finally:
+        for client in clients:
+            await client.close()
+    return FloorResult(len(clients), len(latencies), seconds, latencies, cpu)
+
+
+def main() -> None:
+    if sys.argv[1:] != ["--serve"]:
+        sys.exit(__doc__)
+    database_url = os.environ["KOZYR_DATABASE_URL"]
+    asyncio.run(serve(database_url, int(os.environ["KOZYR_GRPC_PORT"])))
+
+
+if __name__ == "__main__":
+    main()
