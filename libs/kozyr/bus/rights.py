@@ -1,0 +1,120 @@
+"""What each service may publish and subscribe on NATS: one user per service, allow-lists.
+
+Only the table service sees the raw game events (`<root>.table.…`, stream `<ROOT>_TABLE`:
+hidden cards included). The clock, the bots and matchmaking read the public tree
+(`<root>.public.…`, stream `<ROOT>_PUBLIC`) and their own subjects, streams and
+buckets. JetStream is reached through its API subjects, which name the stream they act
+on (`$JS.API.CONSUMER.CREATE.<stream>…`), so a service gets the API subjects of its own
+streams only: a bots connection can neither subscribe to the raw subjects nor make a
+consumer on the raw stream nor read one of its messages. Deleting and purging streams
+are left to the operator (purge: only the clock, on its own timers).
+
+`server_config` renders these as a nats-server configuration (JSON, which the server
+reads as its own format); `make run` starts its embedded NATS with it, and
+`kozyr nats-config` prints it for a deployment's own server (docs/operations.md).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+
+from kozyr.bus.schedules import schedule_stream_name
+from kozyr.bus.streams import jetstream_name
+from kozyr.bus.subjects import PUBLIC_CHANNEL, check_root
+
+SERVICES = ("table", "clock", "bots", "matchmaking")
+MATCHMAKING_CATEGORIES = ("ticket", "party", "rating", "matchmaking")
+"""The event categories matchmaking owns: its streams `<ROOT>_<CATEGORY>` and subjects."""
+ADMIN_USER = "kozyr-admin"
+"""Every right: migrations, tools (`kozyr republish`), tests."""
+
+Rights = dict[str, dict[str, list[str]]]
+
+
+def _manage(stream: str) -> list[str]:
+    """Create a stream (or bind to it) and read its configuration."""
+    return [f"$JS.API.STREAM.{op}.{stream}" for op in ("INFO", "CREATE", "UPDATE")]
+
+
+def _consume(stream: str) -> list[str]:
+    """Durable pull consumers on a stream, and acknowledging their messages."""
+    return [
+        f"$JS.API.CONSUMER.CREATE.{stream}",
+        f"$JS.API.CONSUMER.CREATE.{stream}.>",
+        f"$JS.API.CONSUMER.DURABLE.CREATE.{stream}.>",
+        f"$JS.API.CONSUMER.INFO.{stream}.>",
+        f"$JS.API.CONSUMER.MSG.NEXT.{stream}.>",
+        f"$JS.ACK.{stream}.>",
+    ]
+
+
+def _read(stream: str) -> list[str]:
+    """Read single messages (a KV get, the last timer of a subject)."""
+    return [
+        f"$JS.API.STREAM.MSG.GET.{stream}",
+        f"$JS.API.DIRECT.GET.{stream}",
+        f"$JS.API.DIRECT.GET.{stream}.>",
+    ]
+
+
+def _bucket(name: str) -> list[str]:
+    """A key-value bucket: its stream, its keys."""
+    stream = f"KV_{name}"
+    return [*_manage(stream), *_consume(stream), *_read(stream), f"$KV.{name}.>"]
+
+
+def permissions(service: str, root: str) -> Rights:
+    """The NATS permissions of `service` (one of SERVICES) under subject root `root`."""
+    root = check_root(root)
+    public = jetstream_name(PUBLIC_CHANNEL, root)
+    common = ["$JS.API.INFO", "$JS.API.STREAM.NAMES"]  # names only: no configuration, no data
+    publish: list[str]
+    subscribe = ["_INBOX.>"]
+    if service == "table":
+        raw = jetstream_name("table", root)
+        publish = [f"{root}.table.>", f"{root}.public.>", *_manage(raw), *_manage(public)]
+        subscribe.append(f"{root}.table.>")
+    elif service == "clock":
+        timers = schedule_stream_name(root)
+        publish = [
+            *_manage(public), *_consume(public),
+            *_manage(timers), *_consume(timers), *_read(timers),
+            f"$JS.API.STREAM.PURGE.{timers}", f"{root}.clock.schedule.>",
+            *_bucket(jetstream_name("presence", root)),
+            *_bucket(jetstream_name("clock_seats", root)),
+            f"{root}.presence.>",
+        ]  # fmt: skip
+    elif service == "bots":
+        publish = [*_manage(public), *_consume(public)]
+    elif service == "matchmaking":
+        publish = [*_manage(public), *_consume(public)]
+        for category in MATCHMAKING_CATEGORIES:
+            own = jetstream_name(category, root)
+            publish += [*_manage(own), *_consume(own), *_read(own), f"{root}.{category}.>"]
+            subscribe.append(f"{root}.{category}.>")
+    else:
+        raise ValueError(f"no NATS rights for {service!r}: one of {SERVICES}")
+    return {"publish": {"allow": [*common, *publish]}, "subscribe": {"allow": subscribe}}
+
+
+def nats_url_for(url: str, user: str, password: str) -> str:
+    """`nats://host:port` with a user's credentials in it (nats-py reads them there)."""
+    scheme, _, rest = url.partition("://")
+    return f"{scheme}://{user}:{password}@{rest.rpartition('@')[2]}"
+
+
+def server_config(passwords: Mapping[str, str], root: str, *, anonymous_admin: bool) -> str:
+    """A nats-server configuration (JSON) with one user per service of `passwords` (and
+    `ADMIN_USER`, which must be among them); `anonymous_admin` lets a connection without
+    credentials in as the admin (the dev stack's tools) — never in production."""
+    users = [
+        {"user": name, "password": password, "permissions": permissions(name, root)}
+        for name, password in passwords.items()
+        if name != ADMIN_USER
+    ]
+    users.append({"user": ADMIN_USER, "password": passwords[ADMIN_USER]})
+    config: dict[str, object] = {"authorization": {"users": users}}
+    if anonymous_admin:
+        config["no_auth_user"] = ADMIN_USER
+    return json.dumps(config, indent=2)

@@ -1,0 +1,128 @@
+"""The services work under their NATS rights: table, clock and bots as processes, each
+connected as its own user to a nats-server configured by `kozyr.bus.rights` (no
+anonymous access). Computer seats play a whole game (bots: the public events), turns
+nobody plays expire (clock: timers, public events), a player's presence reaches his
+table's views (clock: presence and seat buckets) — so the rights are enough, and the
+refusals are the integration test's (tests/integration/bus/test_bus_rights.py)."""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from kozyr.api.common.v1 import games_pb2, seats_pb2
+from kozyr.api.table.v1 import table_service_pb2 as pb
+from kozyr.bus.rights import ADMIN_USER, SERVICES, nats_url_for, server_config
+from kozyr.client import ClockClient, TableClient
+from kozyr.eventstore import migrate
+from kozyr.infra import EmbeddedNats, free_port
+from kozyr.runtime.auth import Role
+from tests.e2e.bots.conftest import BotsServiceProcess
+from tests.e2e.clock.conftest import ClockServiceProcess
+from tests.e2e.conftest import TableServiceProcess, service_env
+from tests.support.tables import token
+
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
+
+TURN_SECONDS = 10
+OFFSET = TURN_SECONDS - 0.3
+"""The clock runs ahead: a turn nobody plays expires 0.3 s after it starts."""
+
+
+@dataclass
+class Stack:
+    table: TableServiceProcess
+    clock: ClockServiceProcess
+    bots: BotsServiceProcess
+
+
+@pytest.fixture
+def user_urls(tmp_path: Path) -> Iterator[dict[str, str]]:
+    passwords = {name: secrets.token_urlsafe(12) for name in (*SERVICES, ADMIN_USER)}
+    config = tmp_path / "nats.conf"
+    config.write_text(server_config(passwords, "kozyr", anonymous_admin=False))
+    server = EmbeddedNats(tmp_path / "nats", config=config)
+    server.start()
+    try:
+        yield {name: nats_url_for(server.url, name, pw) for name, pw in passwords.items()}
+    finally:
+        server.stop()
+    refused = [
+        line for line in (tmp_path / "nats.log").read_text().splitlines() if "Violation" in line
+    ]
+    assert not refused, "a service lacks a right:\n" + "\n".join(refused[:5])
+
+
+@pytest.fixture
+async def stack(
+    database_url: str, user_urls: dict[str, str], tmp_path: Path
+) -> AsyncIterator[Stack]:
+    await migrate(database_url)
+
+    def env(service: str, port: int) -> dict[str, str]:
+        values = service_env(database_url, user_urls[service], "kozyr", port)
+        values["KOZYR_LOG_LEVEL"] = "INFO"
+        return values
+
+    table_port = free_port()
+    table = TableServiceProcess(env("table", table_port), table_port, tmp_path / "table.log")
+    await table.start()
+    processes: list[TableServiceProcess] = [table]
+    try:
+        clock_port = free_port()
+        clock_env = env("clock", clock_port) | {
+            "KOZYR_TABLE_TARGET": table.target,
+            "KOZYR_CLOCK_TIME_OFFSET_SECONDS": str(OFFSET),
+            "KOZYR_CLOCK_OFFLINE_AFTER_SECONDS": "1",
+        }
+        clock = ClockServiceProcess(clock_env, clock_port, tmp_path / "clock.log")
+        await clock.start()
+        processes.append(clock)
+        bots_port = free_port()
+        bots_env = env("bots", bots_port) | {
+            "KOZYR_TABLE_TARGET": table.target,
+            "KOZYR_BOTS_THINK_SECONDS": "0",
+        }
+        bots = BotsServiceProcess(bots_env, bots_port, tmp_path / "bots.log")
+        await bots.start()
+        processes.append(bots)
+        yield Stack(table, clock, bots)
+    finally:
+        for process in reversed(processes):
+            process.stop()
+    for process in processes:
+        assert "ermissions violation" not in process.log_path.read_text(), process.log_tail()
+
+
+async def test_every_service_works_under_its_own_nats_user(stack: Stack) -> None:
+    easy = pb.SeatAssignment(computer=True, level=seats_pb2.COMPUTER_LEVEL_EASY)
+    async with TableClient(stack.table.target, token("mm", Role.SERVICE)) as mm:
+        computers = await mm.create_table(games_pb2.GAME_THREE_FIVE_EIGHT, [easy] * 3)
+        people = await mm.create_table(
+            games_pb2.GAME_THREE_FIVE_EIGHT,
+            ["ana", "bo", "cy"],
+            three_five_eight=pb.ThreeFiveEightOptions(turn_seconds=TURN_SECONDS),
+        )
+        first_turn = (await mm.get_table(people.table_id)).turn.number
+
+        async with ClockClient(stack.clock.target, token("ana")) as ana:
+            assert (await ana.heartbeat()).came_online
+        watch = mm.watch(people.table_id, seat=0)
+        async with asyncio.timeout(60):
+            async for view in watch:
+                offline = not view.seats[0].online
+                if offline and view.turn.number >= first_turn + 3:
+                    break  # ana went offline, and three turns expired
+        await watch.aclose()
+
+        async with asyncio.timeout(200):
+            async for view in mm.watch(computers.table_id):
+                if view.finished:
+                    break
+    bot_moves = stack.bots.log_path.read_text().count('"bot moved"')
+    assert bot_moves > 100, "the computers played the game"
