@@ -245,3 +245,24 @@ __all__ = [
     "play",
     "rotations",
 ]
+
+
+def contract_baselines(games: int, seed: int = 0) -> dict[str, Estimate]:
+    """A declarer's points per contract over whole games of `normal` for every seat,
+    played on the engine alone (the source of the hard level's `CONTRACT_LATER`)."""
+    from kozyr.bots.hard_three_five_eight import policy
+    from kozyr.games.three_five_eight import rules
+    from kozyr.games.three_five_eight.simulate import play as playout
+
+    def normal(state: Any, rng: random.Random) -> Any:
+        seat = rules.acting_seat(state)
+        if seat is None:
+            return rules.chance_command(state, rng.randbytes(32))
+        return policy(state, seat)
+
+    points: dict[str, list[float]] = defaultdict(list)
+    rng = random.Random(seed)
+    for _ in range(games):
+        for record in playout({}, rng, normal).state.records:
+            points[record.contract.value].append(record.points[(record.dealer + 1) % 3])
+    return {contract: estimate(values) for contract, values in sorted(points.items())}

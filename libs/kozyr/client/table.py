@@ -117,11 +117,16 @@ class TableClient(ServiceClient):
         return response
 
     async def history(
-        self, table_id: str, *, seat: int | None = None, page_size: int = 1000
+        self,
+        table_id: str,
+        *,
+        seat: int | None = None,
+        page_size: int = 1000,
+        from_version: int = 0,
     ) -> list[pb.HistoryEvent]:
-        """Every event the caller may see, all pages."""
+        """Every event the caller may see after its version `from_version`, all pages."""
         events: list[pb.HistoryEvent] = []
-        start = 0
+        start = from_version
         while True:
             request = pb.GetHistoryRequest(
                 table_id=table_id, from_version=start, page_size=page_size

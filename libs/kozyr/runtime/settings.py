@@ -197,10 +197,16 @@ class Settings(BaseSettings):
         description="The bots service: how long a computer seat waits before its move "
         "(human-like pacing); 0 in tests and benchmarks.",
     )
-    bots_level: Literal["easy", "normal"] = Field(
+    bots_level: Literal["easy", "normal", "hard"] = Field(
         "normal",
         description="The bots service: the level of a computer seat whose view names none "
         "(tables name one for every computer seat: CreateTable's levels, docs/bots.md).",
+    )
+    bots_hard_budget_ms: float = Field(
+        200.0,
+        gt=0,
+        description="The bots service: how long the hard level searches one decision, in "
+        "milliseconds of one core (docs/bots.md).",
     )
     bots_hints_per_second: float = Field(
         1.0,

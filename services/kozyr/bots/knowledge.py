@@ -13,7 +13,6 @@ the same redaction in-process. Nothing here can reach another seat's cards: a
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -46,9 +45,9 @@ def knowledge(view: views_pb2.TableView, history: Iterable[HistoryEntry]) -> Kno
     return Knowledge(view, tuple(events[start:]))
 
 
-def from_json_history(entries: Iterable[tuple[str, str]]) -> list[HistoryEntry]:
-    """(type, data_json) pairs as `GetHistory` sends them, decoded."""
-    return [(kind, json.loads(data)) for kind, data in entries]
+def deal_began(history: Iterable[HistoryEntry]) -> bool:
+    """Whether `history` reaches back to the start of a deal (or round)."""
+    return any(kind in DEAL_STARTS for kind, _ in history)
 
 
 def decision_seed(table_id: str, turn: int, seat: int) -> int:

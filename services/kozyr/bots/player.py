@@ -21,6 +21,7 @@ table (STALE_VERSION or SEAT_NOT_COMPUTER), never applied on top of it.
 from __future__ import annotations
 
 import asyncio
+import json
 
 import grpc
 import structlog
@@ -29,8 +30,10 @@ from nats.aio.msg import Msg
 
 from kozyr.api.common.v1 import seats_pb2
 from kozyr.api.table.v1 import events_pb2, views_pb2
+from kozyr.bots.knowledge import Knowledge, deal_began, knowledge
 from kozyr.bots.levels import Level, NoMove, choose
 from kozyr.bots.metrics import DECISION_SECONDS, MOVES, REFUSED
+from kozyr.bots.search import DEFAULT_BUDGET_MS, Budget
 from kozyr.client.caller import ServiceCaller
 from kozyr.runtime.errors import error_reason
 
@@ -45,6 +48,10 @@ DONE_CODES = (
     grpc.StatusCode.NOT_FOUND,
     grpc.StatusCode.ALREADY_EXISTS,  # this request id already made a move
 )
+
+HISTORY_WINDOW = 200
+"""The hard level reads the seat's history back this many versions first (a 3-5-8 deal
+is about 90 events), four times further each time the deal's start is not in it."""
 
 log = structlog.get_logger("kozyr.bots")
 
@@ -67,10 +74,17 @@ def request_id(table_id: str, turn: int, seat: int) -> str:
 class Player:
     """Plays the computer seats of every table, one `TurnStarted` at a time."""
 
-    def __init__(self, tables: ServiceCaller, level: Level, think_seconds: float) -> None:
+    def __init__(
+        self,
+        tables: ServiceCaller,
+        level: Level,
+        think_seconds: float,
+        hard_budget_ms: float = DEFAULT_BUDGET_MS,
+    ) -> None:
         self._tables = tables
         self._level = level
         self._think = think_seconds
+        self._budget = Budget(milliseconds=hard_budget_ms)
 
     async def public_event(self, message: Msg) -> None:
         try:
@@ -108,9 +122,10 @@ class Player:
         if view.finished or view.turn.number != turn or seat not in view.turn.seats:
             return False
         level = seat_level(view, seat, self._level)
+        known = await self._knowledge(table_id, seat, view) if level is Level.HARD else None
         try:
             with DECISION_SECONDS.labels(level).time():
-                action = choose(view, level)
+                action = choose(view, level, known, self._budget)
         except NoMove:
             return False
         answer = await self._tables.table.submit(
@@ -124,3 +139,17 @@ class Player:
                  move=action.WhichOneof("action"), duplicate=answer.duplicate)  # fmt: skip
         MOVES.labels("duplicate" if answer.duplicate else "applied").inc()
         return not answer.duplicate
+
+    async def _knowledge(self, table_id: str, seat: int, view: views_pb2.TableView) -> Knowledge:
+        """The hard level's input: the view and the seat's own history (GetHistory with
+        `seat`: redacted for it by the table) since the current deal began."""
+        window = HISTORY_WINDOW
+        while True:
+            start = max(0, view.version - window)
+            events = await self._tables.table.history(table_id, seat=seat, from_version=start)
+            entries = [
+                (e.type, json.loads(e.data_json)) for e in events if e.version <= view.version
+            ]
+            if start == 0 or deal_began(entries):
+                return knowledge(view, entries)
+            window *= 4

@@ -66,7 +66,12 @@ class BotsService:
             settings.table_target, settings.token_minter(), settings.jwt_ttl_seconds,
             BOTS_SUBJECT, interceptors=[self.inputs.interceptor()] if self.inputs else [],
         )  # fmt: skip
-        self.player = Player(self.tables, Level(settings.bots_level), settings.bots_think_seconds)
+        self.player = Player(
+            self.tables,
+            Level(settings.bots_level),
+            settings.bots_think_seconds,
+            hard_budget_ms=settings.bots_hard_budget_ms,
+        )
         self.forwarding = TableClient(settings.table_target, None)
         """The hints' channel to the table: no token of its own, each call sends the caller's."""
         self.hints = HintServicer(
