@@ -1,9 +1,10 @@
-"""The services work under their NATS rights: table, clock and bots as processes, each
-connected as its own user to a nats-server configured by `kozyr.bus.rights` (no
-anonymous access). Computer seats play a whole game (bots: the public events), turns
-nobody plays expire (clock: timers, public events), a player's presence reaches his
-table's views (clock: presence and seat buckets) — so the rights are enough, and the
-refusals are the integration test's (tests/integration/bus/test_bus_rights.py)."""
+"""The services work under their NATS rights: table, clock, bots and matchmaking as
+processes, each connected as its own user to a nats-server configured by
+`kozyr.bus.rights` (no anonymous access). Computer seats play a whole game (bots: the
+public events), turns nobody plays expire (clock: timers, public events), a player's
+presence reaches his table's views (clock: presence and seat buckets), a ticket filled
+with computers is matched to a table (matchmaking: its streams, the public events) — so
+the rights are enough; the refusals are tests/integration/bus/test_bus_rights.py's."""
 
 from __future__ import annotations
 
@@ -16,15 +17,17 @@ from pathlib import Path
 import pytest
 
 from kozyr.api.common.v1 import games_pb2, seats_pb2
+from kozyr.api.matchmaking.v1 import matchmaking_service_pb2 as mm_pb
 from kozyr.api.table.v1 import table_service_pb2 as pb
 from kozyr.bus.rights import ADMIN_USER, SERVICES, nats_url_for, server_config
-from kozyr.client import ClockClient, TableClient
+from kozyr.client import ClockClient, MatchmakingClient, TableClient
 from kozyr.eventstore import migrate
 from kozyr.infra import EmbeddedNats, free_port
 from kozyr.runtime.auth import Role
 from tests.e2e.bots.conftest import BotsServiceProcess
 from tests.e2e.clock.conftest import ClockServiceProcess
 from tests.e2e.conftest import TableServiceProcess, service_env
+from tests.e2e.matchmaking.conftest import MatchmakingProcess
 from tests.support.tables import token
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
@@ -39,6 +42,7 @@ class Stack:
     table: TableServiceProcess
     clock: ClockServiceProcess
     bots: BotsServiceProcess
+    matchmaking: MatchmakingProcess
 
 
 @pytest.fixture
@@ -91,7 +95,12 @@ async def stack(
         bots = BotsServiceProcess(bots_env, bots_port, tmp_path / "bots.log")
         await bots.start()
         processes.append(bots)
-        yield Stack(table, clock, bots)
+        mm_port = free_port()
+        mm_env = env("matchmaking", mm_port) | {"KOZYR_TABLE_TARGET": table.target}
+        matchmaking = MatchmakingProcess(mm_env, mm_port, tmp_path / "matchmaking.log")
+        await matchmaking.start()
+        processes.append(matchmaking)
+        yield Stack(table, clock, bots, matchmaking)
     finally:
         for process in reversed(processes):
             process.stop()
@@ -119,6 +128,17 @@ async def test_every_service_works_under_its_own_nats_user(stack: Stack) -> None
                 if offline and view.turn.number >= first_turn + 3:
                     break  # ana went offline, and three turns expired
         await watch.aclose()
+
+        async with MatchmakingClient(stack.matchmaking.target, token("dora")) as dora:
+            ticket = await dora.enter_queue(
+                games_pb2.GAME_THREE_FIVE_EIGHT, fill_with_computers=True
+            )
+            async with asyncio.timeout(60):
+                async for state in dora.watch_ticket(ticket.ticket_id):
+                    if state.state == mm_pb.TICKET_STATE_MATCHED:
+                        break
+        dora_view = await mm.get_table(state.table_id)
+        assert sorted(s.player_id for s in dora_view.seats) == ["", "", "dora"]
 
         async with asyncio.timeout(200):
             async for view in mm.watch(computers.table_id):

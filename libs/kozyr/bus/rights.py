@@ -1,17 +1,18 @@
 """What each service may publish and subscribe on NATS: one user per service, allow-lists.
 
 Only the table service sees the raw game events (`<root>.table.…`, stream `<ROOT>_TABLE`:
-hidden cards included). The clock, the bots and matchmaking read the public tree
-(`<root>.public.…`, stream `<ROOT>_PUBLIC`) and their own subjects, streams and
-buckets. JetStream is reached through its API subjects, which name the stream they act
-on (`$JS.API.CONSUMER.CREATE.<stream>…`), so a service gets the API subjects of its own
+hidden cards included). Its outbox relay publishes every category of its database's
+outbox (`kozyr.bus.streams.DEFAULT_CATEGORIES`), so it may publish those subjects. The
+clock, the bots and matchmaking read the public tree (`<root>.public.…`, stream
+`<ROOT>_PUBLIC`) and their own subjects, streams and buckets. JetStream is reached
+through its API subjects, which name the stream they act on
+(`$JS.API.CONSUMER.CREATE.<stream>…`), so a service gets the API subjects of its own
 streams only: a bots connection can neither subscribe to the raw subjects nor make a
 consumer on the raw stream nor read one of its messages. Deleting and purging streams
 are left to the operator (purge: only the clock, on its own timers).
 
 `server_config` renders these as a nats-server configuration (JSON, which the server
-reads as its own format); `make run` starts its embedded NATS with it, and
-`kozyr nats-config` prints it for a deployment's own server (docs/operations.md).
+reads as its own format); `make run` starts its embedded NATS with it.
 """
 
 from __future__ import annotations
@@ -20,11 +21,11 @@ import json
 from collections.abc import Mapping
 
 from kozyr.bus.schedules import schedule_stream_name
-from kozyr.bus.streams import jetstream_name
+from kozyr.bus.streams import DEFAULT_CATEGORIES, jetstream_name
 from kozyr.bus.subjects import PUBLIC_CHANNEL, check_root
 
 SERVICES = ("table", "clock", "bots", "matchmaking")
-MATCHMAKING_CATEGORIES = ("ticket", "party", "rating", "matchmaking")
+MATCHMAKING_CATEGORIES = ("lobby", "rating")
 """The event categories matchmaking owns: its streams `<ROOT>_<CATEGORY>` and subjects."""
 ADMIN_USER = "kozyr-admin"
 """Every right: migrations, tools (`kozyr republish`), tests."""
@@ -72,8 +73,11 @@ def permissions(service: str, root: str) -> Rights:
     publish: list[str]
     subscribe = ["_INBOX.>"]
     if service == "table":
-        raw = jetstream_name("table", root)
-        publish = [f"{root}.table.>", f"{root}.public.>", *_manage(raw), *_manage(public)]
+        # Its relay publishes every category of the outbox it reads: its own, and
+        # matchmaking's while the two share a database (docs/architecture.md).
+        publish = [f"{root}.{category}.>" for category in DEFAULT_CATEGORIES]
+        for category in DEFAULT_CATEGORIES:
+            publish += _manage(jetstream_name(category, root))
         subscribe.append(f"{root}.table.>")
     elif service == "clock":
         timers = schedule_stream_name(root)

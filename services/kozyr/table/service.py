@@ -12,7 +12,6 @@ from typing import Any
 
 from kozyr.api.table.v1 import table_service_pb2, table_service_pb2_grpc
 from kozyr.bus.relay import OutboxRelay
-from kozyr.bus.subjects import PUBLIC_CHANNEL
 from kozyr.eventstore import PostgresEventStore
 from kozyr.runtime import AuthPolicy, GrpcServer, ServiceSpec, Settings, service_full_name
 from kozyr.runtime.auth import Role
@@ -36,9 +35,6 @@ AUTH_POLICY = AuthPolicy(
     }
 )
 REQUIRED_SETTINGS = ("database_url", "nats_url", "jwt_key")
-RELAYED_CATEGORIES = ("table", PUBLIC_CHANNEL)
-"""What the table's relay publishes: its raw events and their public messages — all its
-NATS user may publish (`kozyr.bus.rights`)."""
 
 
 class TableService:
@@ -53,10 +49,7 @@ class TableService:
         self.notifier = TableNotifier()
         self.app = TableApp(self.store, notifier=self.notifier)
         self.relay = OutboxRelay(
-            self.store,
-            settings.nats_servers,
-            subject_root=settings.subject_root,
-            categories=RELAYED_CATEGORIES,
+            self.store, settings.nats_servers, subject_root=settings.subject_root
         )
         self.listener = TableChangeListener(self.notifier, settings.subject_root)
         self.poller = WatchPoller(self.store, self.notifier, settings.watch_poll_seconds)
