@@ -20,6 +20,7 @@ from kozyr.eventstore import ConcurrencyConflict, EventStore, NewEvent
 from kozyr.matchmaking import texts
 from kozyr.matchmaking.decisions import Event
 from kozyr.matchmaking.lobby import STREAM, Lobby
+from kozyr.runtime.errors import KozyrError
 
 ATTEMPTS = 20
 """Decisions retried on conflicts before answering UNAVAILABLE (LOBBY_BUSY)."""
@@ -85,14 +86,34 @@ class LobbyBook:
                 await asyncio.wait_for(self._changed.wait(), seconds)
 
     async def decide(
-        self, request_id: str, decision: Decision, *, metadata: dict[str, Any] | None = None
+        self,
+        request_id: str,
+        decision: Decision,
+        *,
+        fresh: bool = False,
+        metadata: dict[str, Any] | None = None,
     ) -> list[Event]:
-        """Append what `decision` decides on the current lobby ([] when nothing);
-        the events appended, or [] for a repeat of `request_id`."""
-        for _ in range(ATTEMPTS):
+        """Append what `decision` decides on the lobby ([] when nothing); the events
+        appended, or [] for a repeat of `request_id`.
+
+        The first attempt decides on the lobby as this replica knows it, without
+        reading the log first (`fresh` reads it first: the matcher's tick, which must
+        see other replicas' tickets): if another replica appended since, the append
+        is refused, and the decision is made again on the caught-up lobby — so a
+        decision is only ever stored if it was made on the latest lobby.
+        """
+        for attempt in range(ATTEMPTS):
+            caught_up = fresh or attempt > 0
             async with self._lock:
-                found = await self._catch_up()
-                events = decision(self.lobby)
+                found = await self._catch_up() if caught_up else False
+                try:
+                    events = decision(self.lobby)
+                except KozyrError:
+                    if caught_up:
+                        raise
+                    continue  # a refusal is only ever given on the latest lobby
+                if not events and not caught_up:
+                    continue  # nor a "nothing to do"
                 appended = bool(events) and await self._append(events, request_id, metadata)
             if found or appended:
                 await self._notify()

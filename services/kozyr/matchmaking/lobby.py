@@ -80,15 +80,13 @@ class Ticket:
     skills: dict[str, Skill]
     opened_at: datetime
     match_id: str | None = None
+    mu: float = field(init=False)
+    """The ticket's rating for matching: its players' mean skill."""
+    size: int = field(init=False)
 
-    @property
-    def size(self) -> int:
-        return len(self.players)
-
-    @property
-    def mu(self) -> float:
-        """The ticket's rating for matching: its players' mean skill."""
-        return sum(self.skills[p].mu for p in self.players) / len(self.players)
+    def __post_init__(self) -> None:
+        self.size = len(self.players)
+        self.mu = sum(self.skills[p].mu for p in self.players) / self.size
 
 
 @dataclass(frozen=True, slots=True)

@@ -112,23 +112,31 @@ class _Pool:
         by_mu = sorted(tickets, key=lambda t: (t.mu, t.opened_at, t.ticket_id))
         return _Pool(tickets, by_mu, [t.mu for t in by_mu])
 
+    def take(self, ticket: Ticket) -> None:
+        """The ticket is matched (or expired): it is no one's neighbour any more."""
+        index = bisect.bisect_left(self.mus, ticket.mu)
+        while self.by_mu[index] is not ticket:
+            index += 1
+        del self.by_mu[index], self.mus[index]
+
     def nearest(self, anchor: Ticket, gap: float, used: set[str], limit: int) -> list[Ticket]:
         """Up to `limit` unused tickets within `gap` of the anchor's rating, closest first."""
         mu = anchor.mu
-        right = bisect.bisect_left(self.mus, mu)
+        mus, tickets = self.mus, self.by_mu
+        right = bisect.bisect_left(mus, mu)
         left = right - 1
         found: list[Ticket] = []
         while len(found) < limit:
-            lo = self.by_mu[left] if left >= 0 else None
-            hi = self.by_mu[right] if right < len(self.by_mu) else None
-            if lo is None and hi is None:
+            below = mu - mus[left] if left >= 0 else None
+            above = mus[right] - mu if right < len(mus) else None
+            if below is None and above is None:
                 break
-            if hi is None or (lo is not None and mu - lo.mu <= hi.mu - mu):
-                assert lo is not None
-                pick, left = lo, left - 1
+            if above is None or (below is not None and below <= above):
+                pick, distance, left = tickets[left], below, left - 1
             else:
-                pick, right = hi, right + 1
-            if abs(pick.mu - mu) > gap:
+                pick, distance, right = tickets[right], above, right + 1
+            assert distance is not None
+            if distance > gap:
                 break
             if pick.ticket_id != anchor.ticket_id and pick.ticket_id not in used:
                 found.append(pick)
@@ -162,6 +170,7 @@ def _pool_matches(
         waited = _waited(anchor, now)
         if waited >= rules.ticket_ttl:
             used.add(anchor.ticket_id)
+            pool.take(anchor)
             events.append(("TicketExpired", {"ticket": anchor.ticket_id}))
             continue
         near = pool.nearest(anchor, rules.window(waited), used, rules.neighbours)
@@ -174,6 +183,8 @@ def _pool_matches(
         mid = match_id(lobby, tickets)
         events.append(decided(mid, game, options, arrange(game, group, mid), tickets, now))
         used.update(tickets)
+        for ticket in group:
+            pool.take(ticket)
     return events
 
 

@@ -173,7 +173,9 @@ class MatchmakingService:
         def decide(lobby: Lobby) -> list[Any]:
             return find_matches(lobby, now, rules)
 
-        events = await self.book.decide(f"tick:{self.book.lobby.version}:{now.isoformat()}", decide)
+        events = await self.book.decide(
+            f"tick:{self.book.lobby.version}:{now.isoformat()}", decide, fresh=True
+        )
         decided = [self.book.lobby.matches[d["match"]] for t, d in events if t == "MatchDecided"]
         for match in decided:
             log.info("match decided", match_id=match.match_id, tickets=list(match.tickets))

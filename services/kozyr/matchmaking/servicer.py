@@ -144,11 +144,9 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
         options = _options(request, game)
         party_id = _uuid(request.party_id, "party_id") if request.party_id else ""
         ticket_id = decisions.derived_id("ticket", player, request_id)
-        await self._book.catch_up()
-        lobby = self._book.lobby
-        if ticket_id in lobby.tickets or ticket_id in lobby.outcomes:
-            return pb.EnterQueueResponse(ticket_id=ticket_id, duplicate=True)
-        players = decisions.queue_players(lobby, player, party_id, game)
+        if party_id:
+            await self._book.catch_up()  # whose ratings to read: the party as it is now
+        players = decisions.queue_players(self._book.lobby, player, party_id, game)
         skills = await self._ratings.skills(game, players)
         now = self._clock.now()
 

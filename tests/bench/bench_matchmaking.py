@@ -1,0 +1,180 @@
+"""Matchmaking: how many matches a large queue yields per second, what the lobby's one
+stream costs, and how many finished tables the ratings take per second.
+
+    .venv/bin/python tests/bench/bench_matchmaking.py [--queue 10000] [--tickets 2000]
+                                                      [--tables 500]
+
+* matching (pure, one core): a queue of `--queue` searching tickets (3-5-8 singles and
+  parties, then Khözör singles and parties; ratings spread like a real population, all
+  waiting 30 s) and one `find_matches` over it — matches and tickets placed per second;
+  the same at a tenth of the size, to show how it scales;
+* the lobby on PostgreSQL: `--tickets` EnterQueue decisions one after another through
+  `LobbyBook` (each a catch-up, a decision and an append on `lobby-main`), then one tick
+  that decides every match in one append, then a cold rebuild of the lobby from its
+  stream (what a restarting replica does);
+* ratings on PostgreSQL: `--tables` 3-5-8 tables finished, rated by `RatingBook.record`
+  one at a time and eight at once — beside the bare appends of the same events, the
+  floor of three appends per table.
+
+PostgreSQL comes from $KOZYR_DATABASE_URL, else an embedded server. Figures are
+printed, never asserted (DESIGN.md §9).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import sys
+import time
+import uuid
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # run as a script
+from kozyr.eventstore import NewEvent, PostgresEventStore, migrate
+from kozyr.matchmaking import decisions
+from kozyr.matchmaking.book import LobbyBook
+from kozyr.matchmaking.lobby import (
+    KHOZOR_TEAMS,
+    THREE_FIVE_EIGHT,
+    Lobby,
+    QueueOptions,
+    Skill,
+    fold,
+)
+from kozyr.matchmaking.matching import MatchRules, find_matches
+from kozyr.matchmaking.ratebook import Leaderboard, RatingBook, stream_of
+from kozyr.matchmaking.ratings import SeatOutcome
+from tests.bench.bench_table import scratch_database, servers
+
+NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
+RULES = MatchRules()
+
+
+def queue(size: int, seed: int = 7) -> Lobby:
+    """A lobby of `size` players in tickets: half 3-5-8 (a fifth in parties of 2–3),
+    half Khözör (a fifth in parties of 2–4); mu ~ N(25, 4), all waiting 30 s."""
+    rng = random.Random(seed)
+    lobby = Lobby()
+    placed = 0
+    while placed < size:
+        game = THREE_FIVE_EIGHT if placed < size // 2 else KHOZOR_TEAMS
+        party = rng.random() < 0.2
+        count = rng.randint(2, 3 if game == THREE_FIVE_EIGHT else 4) if party else 1
+        players = tuple(f"p{placed + i}" for i in range(count))
+        events = decisions.enter(
+            lobby, ticket_id=str(uuid.UUID(int=rng.getrandbits(128))), players=players,
+            party_id="", game=game, options=QueueOptions(), fill_now=False,
+            skills={p: Skill(rng.gauss(25, 4), rng.uniform(2, 8)) for p in players},
+            now=NOW - timedelta(seconds=30),
+        )  # fmt: skip
+        fold(events, lobby)
+        placed += count
+    return lobby
+
+
+def bench_matching(size: int) -> None:
+    for players in (size // 10, size):
+        lobby = queue(players)
+        tickets = len(lobby.tickets)
+        started = time.perf_counter()
+        events = find_matches(lobby, NOW, RULES)
+        seconds = time.perf_counter() - started
+        matches = [d for t, d in events if t == "MatchDecided"]
+        placed = sum(len(d["tickets"]) for d in matches)
+        print(
+            f"matching  {players:>6,} players in {tickets:>6,} tickets: {len(matches):>5,} "
+            f"matches, {placed:>6,} tickets placed in {seconds:.3f} s = "
+            f"{len(matches) / seconds:>8,.0f} matches/s, {placed / seconds:>8,.0f} tickets/s"
+        )
+
+
+async def bench_lobby(database_url: str, tickets: int) -> None:
+    async with PostgresEventStore(database_url) as store:
+        book = LobbyBook(store)
+        rng = random.Random(3)
+        started = time.perf_counter()
+        for i in range(tickets):
+            player = f"q{i}"
+            ticket_id = decisions.derived_id("ticket", player, "r")
+            skill = {player: Skill(rng.gauss(25, 4), 5.0)}
+            await book.decide(
+                f"enter:{player}:r",
+                lambda lobby, p=player, t=ticket_id, s=skill: decisions.enter(
+                    lobby, ticket_id=t, players=(p,), party_id="", game=THREE_FIVE_EIGHT,
+                    options=QueueOptions(), fill_now=False, skills=s, now=NOW,
+                ),
+            )  # fmt: skip
+        entered = time.perf_counter() - started
+        print(f"lobby     {tickets:,} EnterQueue decisions: {tickets / entered:,.0f}/s")
+        later = NOW + timedelta(seconds=30)
+        started = time.perf_counter()
+        events = await book.decide("tick", lambda lobby: find_matches(lobby, later, RULES))
+        ticked = time.perf_counter() - started
+        matches = sum(1 for t, _ in events if t == "MatchDecided")
+        print(f"lobby     one tick: {matches:,} matches decided and appended in {ticked:.3f} s "
+              f"= {matches / ticked:,.0f} matches/s")  # fmt: skip
+    async with PostgresEventStore(database_url) as store:
+        started = time.perf_counter()
+        cold = LobbyBook(store)
+        await cold.catch_up()
+        rebuilt = time.perf_counter() - started
+        print(f"lobby     cold rebuild of {cold.lobby.version:,} events: {rebuilt:.3f} s "
+              f"= {cold.lobby.version / rebuilt:,.0f} events/s")  # fmt: skip
+
+
+async def bench_ratings(database_url: str, tables: int) -> None:
+    def table(i: int) -> list[SeatOutcome]:
+        players = [f"r{(i * 3 + k) % (tables // 2 + 3)}" for k in range(3)]
+        return [SeatOutcome(k, p, k + 1, 10 - 10 * k) for k, p in enumerate(players)]
+
+    async with PostgresEventStore(database_url) as store:
+        book = RatingBook(store, Leaderboard())
+        started = time.perf_counter()
+        for i in range(tables):
+            await book.record(str(uuid.uuid4()), THREE_FIVE_EIGHT, table(i))
+        one = tables / (time.perf_counter() - started)
+
+        async def rated(i: int) -> None:
+            while True:
+                try:
+                    await book.record(str(uuid.uuid4()), THREE_FIVE_EIGHT, table(i))
+                    return
+                except Exception:  # a player rated by two tables at once: redelivered
+                    await asyncio.sleep(0.001)
+
+        started = time.perf_counter()
+        for start in range(0, tables, 8):
+            await asyncio.gather(*(rated(i) for i in range(start, min(tables, start + 8))))
+        eight = tables / (time.perf_counter() - started)
+
+        started = time.perf_counter()
+        for i in range(tables):
+            for k in range(3):
+                await store.append(
+                    stream_of("bare", f"b{i}-{k}"), 0, [NewEvent("RatingChanged", {"i": i})],
+                    request_id="r",
+                )  # fmt: skip
+        floor = tables / (time.perf_counter() - started)
+    print(f"ratings   {tables:,} 3-5-8 tables: {one:,.0f} tables/s one at a time, "
+          f"{eight:,.0f} tables/s eight at once; bare 3 appends per table: {floor:,.0f} "
+          f"tables/s (rating ÷ floor: {one / floor:.2f})")  # fmt: skip
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--queue", type=int, default=10_000)
+    parser.add_argument("--tickets", type=int, default=2_000)
+    parser.add_argument("--tables", type=int, default=500)
+    args = parser.parse_args()
+    bench_matching(args.queue)
+    with servers(durable=False) as (server_url, _nats_url):
+        async with scratch_database(server_url) as database_url:
+            await migrate(database_url)
+            await bench_lobby(database_url, args.tickets)
+            await bench_ratings(database_url, args.tables)
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
