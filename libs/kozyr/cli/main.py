@@ -4,6 +4,7 @@
     kozyr verify TABLE_ID [--json]              hash chain, seeds, deals, rules, result
     kozyr token SUBJECT [--role R] [--ttl-hours H]
     kozyr migrate                               event store schema of KOZYR_DATABASE_URL
+    kozyr health [--target HOST:PORT]           gRPC health of a service (container checks)
 
 Exit codes: 0 all holds, 1 a verification failed, 2 usage or configuration problems
 (see `kozyr.cli.problems`). Errors are one clear sentence on stderr, never a traceback.
@@ -24,7 +25,8 @@ from kozyr.runtime.auth import Role
 
 app = typer.Typer(
     name="kozyr",
-    help="Moderator and developer tools: replay and verify tables, mint dev tokens, migrate.",
+    help="Moderator and developer tools: replay and verify tables, mint dev tokens, migrate,"
+    " check a service's health.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -132,6 +134,27 @@ def migrate() -> None:
     from kozyr.cli.schema import apply_migrations
 
     typer.echo(apply_migrations())
+
+
+@app.command()
+@reports_errors
+def health(
+    target: Annotated[
+        str | None,
+        typer.Option("--target", help="host:port (default: 127.0.0.1:$KOZYR_GRPC_PORT)."),
+    ] = None,
+    service: Annotated[
+        str, typer.Option("--service", help="The gRPC service to ask about (default: all).")
+    ] = "",
+    timeout: Annotated[
+        float, typer.Option("--timeout", min=0.1, help="Seconds to wait for the answer.")
+    ] = 3.0,
+) -> None:
+    """Exit 0 if the service answers SERVING to a gRPC health check, else 1 (a
+    container's health check: `kozyr health`)."""
+    from kozyr.cli.health import check, default_target
+
+    typer.echo(check(target or default_target(), service, timeout))
 
 
 if __name__ == "__main__":
