@@ -34,7 +34,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # run as a script
 from kozyr.eventstore import NewEvent, PostgresEventStore, migrate
 from kozyr.matchmaking import decisions
-from kozyr.matchmaking.book import LobbyBook
+from kozyr.matchmaking.book import Decision, LobbyBook
+from kozyr.matchmaking.decisions import Event
 from kozyr.matchmaking.lobby import (
     KHOZOR_TEAMS,
     THREE_FIVE_EIGHT,
@@ -90,6 +91,18 @@ def bench_matching(size: int) -> None:
         )
 
 
+def entering(player: str, mu: float) -> Decision:
+    ticket_id = decisions.derived_id("ticket", player, "r")
+
+    def decide(lobby: Lobby) -> list[Event]:
+        return decisions.enter(
+            lobby, ticket_id=ticket_id, players=(player,), party_id="", game=THREE_FIVE_EIGHT,
+            options=QueueOptions(), fill_now=False, skills={player: Skill(mu, 5.0)}, now=NOW,
+        )  # fmt: skip
+
+    return decide
+
+
 async def bench_lobby(database_url: str, tickets: int) -> None:
     async with PostgresEventStore(database_url) as store:
         book = LobbyBook(store)
@@ -97,15 +110,7 @@ async def bench_lobby(database_url: str, tickets: int) -> None:
         started = time.perf_counter()
         for i in range(tickets):
             player = f"q{i}"
-            ticket_id = decisions.derived_id("ticket", player, "r")
-            skill = {player: Skill(rng.gauss(25, 4), 5.0)}
-            await book.decide(
-                f"enter:{player}:r",
-                lambda lobby, p=player, t=ticket_id, s=skill: decisions.enter(
-                    lobby, ticket_id=t, players=(p,), party_id="", game=THREE_FIVE_EIGHT,
-                    options=QueueOptions(), fill_now=False, skills=s, now=NOW,
-                ),
-            )  # fmt: skip
+            await book.decide(f"enter:{player}:r", entering(player, rng.gauss(25, 4)))
         entered = time.perf_counter() - started
         print(f"lobby     {tickets:,} EnterQueue decisions: {tickets / entered:,.0f}/s")
         later = NOW + timedelta(seconds=30)

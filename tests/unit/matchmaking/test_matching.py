@@ -27,7 +27,7 @@ from kozyr.matchmaking.matching import (
     find_matches,
     level_for,
 )
-from kozyr.matchmaking.ratings import DEFAULT, SeatOutcome, ordinal, rate, win_probability
+from kozyr.matchmaking.ratings import DEFAULT, MODEL, SeatOutcome, ordinal, rate, win_probability
 from kozyr.matchmaking.tablemaking import create_table_request
 from kozyr.runtime.errors import FailedPrecondition, PermissionDenied
 
@@ -318,6 +318,17 @@ def test_khozor_winners_gain_and_computers_are_not_rated() -> None:
     assert all(after[f"p{i}"].mu > DEFAULT.mu for i in (0, 2, 4))
     assert all(after[f"p{i}"].mu < DEFAULT.mu for i in (1, 3, 5))
     assert rate(KHOZOR_TEAMS, [SeatOutcome(i, "", 1, 0) for i in range(8)], {}) == {}
+
+
+def test_win_probability_is_openskills_predict_win() -> None:
+    team_a = [Skill(25.0, 8.0), Skill(30.0, 3.0), Skill(18.0, 5.0)]
+    team_b = [Skill(20.0, 5.0), Skill(27.0, 2.0), Skill(25.0, 8.3)]
+
+    def ratings(team: list[Skill]) -> list[Any]:
+        return [MODEL.rating(mu=s.mu, sigma=s.sigma) for s in team]
+
+    expected = MODEL.predict_win([ratings(team_a), ratings(team_b)])[0]
+    assert win_probability(team_a, team_b) == pytest.approx(expected, abs=1e-12)
 
 
 def test_ordinal_of_a_new_player_is_zero() -> None:
