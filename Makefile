@@ -12,10 +12,14 @@ PROTOS := $(shell find protos -name '*.proto' 2>/dev/null)
 
 install: $(STAMP) $(PROTO_STAMP)
 
+# checkov (the deploy security scan, tools/check_deploy.py) has a venv of its own in
+# .venv/checkov: it pins an old `packaging` that pytest cannot use.
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -e '.[dev]'
+	$(PYTHON) -m venv $(VENV)/checkov
+	$(VENV)/checkov/bin/python -m pip install -q 'checkov>=3.2,<4'
 	touch $(STAMP)
 
 $(PROTO_STAMP): $(STAMP) $(PROTOS) tools/protogen.py
@@ -51,6 +55,7 @@ lint: install
 	$(BIN)/mypy libs services tests tools
 	$(BIN)/lint-imports --no-cache
 	$(BIN)/buf lint
+	$(BIN)/python tools/check_deploy.py
 
 fmt: install
 	$(BIN)/ruff check --fix .

