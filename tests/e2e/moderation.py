@@ -22,10 +22,12 @@ class CliRun:
         return json.loads(self.stdout)
 
 
-async def kozyr_cli(database_url: str, *args: str) -> CliRun:
-    """`python -m kozyr.cli.main ARGS` with KOZYR_DATABASE_URL set (and nothing else of ours)."""
+async def kozyr_cli(database_url: str, *args: str, **settings: str) -> CliRun:
+    """`python -m kozyr.cli.main ARGS` with KOZYR_DATABASE_URL set, and `settings` as
+    KOZYR_<NAME> variables (and nothing else of ours)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("KOZYR_")}
     env["KOZYR_DATABASE_URL"] = database_url
+    env.update({f"KOZYR_{name.upper()}": value for name, value in settings.items()})
     process = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",

@@ -5,6 +5,7 @@
     kozyr token SUBJECT [--role R] [--ttl-hours H]
     kozyr migrate                               event store schema of KOZYR_DATABASE_URL
     kozyr health [--target HOST:PORT]           gRPC health of a service (container checks)
+    kozyr republish [--after N]                 publish the event log to JetStream again
 
 Exit codes: 0 all holds, 1 a verification failed, 2 usage or configuration problems
 (see `kozyr.cli.problems`). Errors are one clear sentence on stderr, never a traceback.
@@ -134,6 +135,21 @@ def migrate() -> None:
     from kozyr.cli.schema import apply_migrations
 
     typer.echo(apply_migrations())
+
+
+@app.command()
+@reports_errors
+def republish(
+    after: Annotated[
+        int, typer.Option("--after", min=0, help="Only events after this global position.")
+    ] = 0,
+) -> None:
+    """Publish the event log to JetStream again: a lost stream rebuilt (KOZYR_DATABASE_URL,
+    KOZYR_NATS_URL with an admin's rights). Safe to repeat."""
+    from kozyr.cli.bus import republish_log
+
+    done = asyncio.run(republish_log(after))
+    typer.echo(f"republished {done.events} events and {done.messages} public messages")
 
 
 @app.command()

@@ -21,6 +21,7 @@ from kozyr.client import TableClient
 from kozyr.eventstore import PostgresEventStore
 from kozyr.runtime.auth import Role
 from kozyr.tables.republishing import republish
+from tests.e2e.moderation import kozyr_cli
 from tests.integration.table.conftest import running_table_service
 from tests.support.tables import token
 
@@ -100,6 +101,15 @@ async def test_deleted_streams_are_rebuilt_from_the_log(
         for stream in (raw, public):
             stored = (await js.stream_info(stream)).state.messages
             assert stored == sum(len(m) for m in rebuilt[stream].values()), "no twice"
+
+        for stream in (raw, public):
+            await js.delete_stream(stream)
+        ran = await kozyr_cli(
+            database_url, "republish", nats_url=nats_url, subject_root=subject_root
+        )
+        assert ran.exit_code == 0, ran.stderr
+        assert f"republished {first.events} events and {first.messages} public" in ran.stdout
+        assert {stream: await _copy(js, stream) for stream in (raw, public)} == published
     finally:
         for stream in (raw, public):
             with contextlib.suppress(NotFoundError):
