@@ -110,15 +110,16 @@ def check_dockerfile(root: Path) -> Problems:
 # --- docker compose -------------------------------------------------------------------
 
 
-def compose_config(root: Path) -> Doc:
-    """The compose model as Docker Compose resolves it (anchors merged, .env.example
-    interpolated); raises ValueError with the parser's message when it is invalid."""
+def compose_config(root: Path, env_file: Path | None = None) -> Doc:
+    """The compose model as Docker Compose resolves it (anchors merged, `env_file`,
+    default .env.example, interpolated); raises ValueError with the parser's message
+    when it is invalid. The compose e2e test starts the services from it."""
     cmd = [
         tool("docker-compose"),
         "--project-directory",
         str(root),
         "--env-file",
-        str(root / ".env.example"),
+        str(env_file or root / ".env.example"),
         "-f",
         str(root / "docker-compose.yml"),
         "config",

