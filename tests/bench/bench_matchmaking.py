@@ -16,6 +16,9 @@ stream costs, and how many finished tables the ratings take per second.
   one at a time and eight at once — beside the bare appends of the same events, the
   floor of three appends per table.
 
+Each store figure is printed beside its floor measured in the same run (bare appends of
+the same number of events), since the machine's load moves absolute numbers.
+
 PostgreSQL comes from $KOZYR_DATABASE_URL, else an embedded server. Figures are
 printed, never asserted (DESIGN.md §9).
 """
@@ -111,8 +114,15 @@ async def bench_lobby(database_url: str, tickets: int) -> None:
         for i in range(tickets):
             player = f"q{i}"
             await book.decide(f"enter:{player}:r", entering(player, rng.gauss(25, 4)))
-        entered = time.perf_counter() - started
-        print(f"lobby     {tickets:,} EnterQueue decisions: {tickets / entered:,.0f}/s")
+        entered = tickets / (time.perf_counter() - started)
+        started = time.perf_counter()
+        for i in range(tickets):
+            await store.append(
+                "bare-lobby", i, [NewEvent("TicketOpened", {"i": i})], request_id=f"r{i}"
+            )
+        floor = tickets / (time.perf_counter() - started)
+        print(f"lobby     {tickets:,} EnterQueue decisions: {entered:,.0f}/s; bare appends "
+              f"to one stream: {floor:,.0f}/s (ratio {entered / floor:.2f})")  # fmt: skip
         later = NOW + timedelta(seconds=30)
         started = time.perf_counter()
         events = await book.decide("tick", lambda lobby: find_matches(lobby, later, RULES))

@@ -30,7 +30,7 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from nats.js.errors import NotFoundError
 
-from kozyr.bus.streams import jetstream_name
+from kozyr.bus.streams import DEFAULT_CATEGORIES, jetstream_name
 from kozyr.eventstore import migrate
 from kozyr.infra import Infrastructure, free_port, libpq_dsn
 from kozyr.infra.servers import spawn
@@ -210,10 +210,10 @@ async def deployed(
 
 async def _delete_jetstream_stream(nats_url: str, subject_root: str) -> None:
     """The session's NATS outlives the test: remove the streams this test created (the
-    raw table events and the public ones)."""
+    raw table events, the public ones, and the relay's other categories)."""
     nc = await nats.connect(nats_url)
     try:
-        for tree in ("table", "public"):
+        for tree in DEFAULT_CATEGORIES:
             with contextlib.suppress(NotFoundError):
                 await nc.jetstream().delete_stream(jetstream_name(tree, subject_root))
     finally:
