@@ -25,6 +25,7 @@ differs only in how many worlds it saw.
 
 from __future__ import annotations
 
+import math
 import random
 import time
 from collections.abc import Callable, Sequence
@@ -35,6 +36,8 @@ Move = TypeVar("Move")
 World = TypeVar("World")
 
 DEFAULT_BUDGET_MS = 200.0
+MARGIN = 1.0
+"""How many standard errors a move must gain over the fallback to replace it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,11 +64,12 @@ def pimc(
     budget: Budget,
     rng: random.Random,
 ) -> Outcome:
-    """The candidate of the best mean `value` over sampled worlds (ties, and no world
-    at all: the earliest candidate — put the fallback first). `sample` may return None
-    for a world it could not build; such a draw is skipped."""
+    """The candidate of the best mean `value` over sampled worlds — if it is clearly
+    better than the first candidate, the fallback, which wins otherwise (ties, no world
+    at all, a gain within the noise). `sample` may return None for a world it could
+    not build; such a draw is skipped."""
     deadline = time.perf_counter() + budget.milliseconds / 1000
-    totals = [0.0] * len(candidates)
+    values: list[list[float]] = [[] for _ in candidates]
     worlds = 0
     draws = 0
     while worlds < budget.worlds and draws < 4 * budget.worlds:
@@ -73,10 +77,27 @@ def pimc(
         world = sample(rng)
         if world is not None:
             for i, move in enumerate(candidates):
-                totals[i] += value(world, move)
+                values[i].append(value(world, move))
             worlds += 1
         if time.perf_counter() >= deadline:
             break
-    means = tuple(t / worlds for t in totals) if worlds else (0.0,) * len(candidates)
+    if not worlds:
+        return Outcome(0, (0.0,) * len(candidates), 0)
+    means = tuple(sum(v) / worlds for v in values)
     best = max(range(len(candidates)), key=lambda i: (means[i], -i))
+    if best and not _clearly_better(values[best], values[0]):
+        best = 0
     return Outcome(best, means, worlds)
+
+
+def _clearly_better(challenger: Sequence[float], fallback: Sequence[float]) -> bool:
+    """Whether the challenger beats the fallback by more than `MARGIN` standard errors
+    of their paired difference: with few worlds, the best of many candidates is often
+    best by luck, and the fallback (the `normal` move) is the better bet then."""
+    diffs = [a - b for a, b in zip(challenger, fallback, strict=True)]
+    n = len(diffs)
+    mean = sum(diffs) / n
+    if n < 2:
+        return False
+    variance = sum((d - mean) ** 2 for d in diffs) / (n - 1)
+    return mean > MARGIN * math.sqrt(variance / n)

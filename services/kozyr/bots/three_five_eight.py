@@ -120,7 +120,8 @@ def play_card(
         return _duck(playable, trick)
     if not trick:
         return _lead(playable, trump)
-    winning = [c for c in playable if _wins(c, trick, trump)]
+    best = trick[trick_winner_offset(tuple(trick), trump)]
+    winning = [c for c in playable if _beats(c, best, trump)]
     if winning:
         cheapest = min(winning, key=low_key)
         last = len(trick) == 2
@@ -131,9 +132,19 @@ def play_card(
     return _throw(playable, hand, trump)
 
 
-def _wins(card: Card, trick: Sequence[Card], trump: Suit | None) -> bool:
-    cards = (*trick, card)
-    return trick_winner_offset(cards, trump) == len(trick)
+def _beats(card: Card, best: Card, trump: Suit | None) -> bool:
+    """Whether `card` takes the trick from `best`, the card winning it so far."""
+    if card.suit is best.suit:
+        return strength(card) > strength(best)
+    return trump is not None and card.suit is trump
+
+
+def _lengths(cards: Sequence[Card]) -> dict[Suit | None, int]:
+    """Cards per suit (a plain dict: this runs at every card of every playout)."""
+    lengths: dict[Suit | None, int] = {}
+    for c in cards:
+        lengths[c.suit] = lengths.get(c.suit, 0) + 1
+    return lengths
 
 
 def _lead(playable: Sequence[Card], trump: Suit | None) -> Card:
@@ -143,7 +154,7 @@ def _lead(playable: Sequence[Card], trump: Suit | None) -> Card:
     trumps = [c for c in playable if c.suit is trump]
     if trump is not None and len(trumps) >= 5:
         return max(trumps, key=low_key)
-    lengths = Counter(c.suit for c in playable)
+    lengths = _lengths(playable)
     side = [c for c in playable if c.suit is not trump] or list(playable)
     if trump is None:  # NT: from the longest suit, its highest card
         return max(side, key=lambda c: (lengths[c.suit], low_key(c)))
@@ -151,7 +162,7 @@ def _lead(playable: Sequence[Card], trump: Suit | None) -> Card:
 
 
 def _throw(playable: Sequence[Card], hand: Sequence[Card], trump: Suit | None) -> Card:
-    lengths = Counter(c.suit for c in hand)
+    lengths = _lengths(hand)
     side = [c for c in playable if c.suit is not trump] or list(playable)
     return min(side, key=lambda c: (strength(c) >= KING, lengths[c.suit], low_key(c)))
 
@@ -159,7 +170,8 @@ def _throw(playable: Sequence[Card], hand: Sequence[Card], trump: Suit | None) -
 def _duck(playable: Sequence[Card], trick: Sequence[Card]) -> Card:
     if not trick:
         return min(playable, key=low_key)
-    losing = [c for c in playable if not _wins(c, trick, None)]
+    best = trick[trick_winner_offset(tuple(trick), None)]
+    losing = [c for c in playable if not _beats(c, best, None)]
     if losing:
         return max(losing, key=low_key)
     return max(playable, key=low_key) if len(trick) == 2 else min(playable, key=low_key)
