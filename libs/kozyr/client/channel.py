@@ -14,6 +14,7 @@ from typing import Any, ClassVar, Self, TypedDict
 import grpc
 
 from kozyr.runtime.interceptors import call_metadata
+from kozyr.runtime.tracing import TraceContextClientInterceptor
 
 RETRYABLE_CODES = ("UNAVAILABLE", "RESOURCE_EXHAUSTED")
 """What the service answers when it cannot take a call *now* (overloaded, shutting down,
@@ -65,9 +66,10 @@ class ChannelOptions(TypedDict, total=False):
 class ServiceClient:
     """One channel to a kozyr service (`SERVICE`, its proto full name), acting with one
     token; calls refused with UNAVAILABLE or RESOURCE_EXHAUSTED are retried by gRPC
-    unless `retry=False`. `interceptors`: grpc.aio client interceptors of the channel
-    (the bots service records its inputs with one in tests). `credentials`: TLS
-    (`Settings.channel_credentials()`); None: a plain channel."""
+    unless `retry=False`. Every call carries the current trace context. `interceptors`:
+    more grpc.aio client interceptors of the channel (the bots service records its inputs
+    with one in tests). `credentials`: TLS (`Settings.channel_credentials()`); None: a
+    plain channel."""
 
     SERVICE: ClassVar[str]
 
@@ -83,7 +85,7 @@ class ServiceClient:
     ) -> None:
         self.target = target
         options = channel_options(retry=retry, services=(self.SERVICE,))
-        chained = list(interceptors) or None
+        chained = [TraceContextClientInterceptor(), *interceptors]
         self._channel = (
             grpc.aio.insecure_channel(target, options=options, interceptors=chained)
             if credentials is None

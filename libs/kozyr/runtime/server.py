@@ -53,6 +53,7 @@ from kozyr.runtime.limits import AdmissionInterceptor, DeadlineInterceptor
 from kozyr.runtime.logging import get_logger
 from kozyr.runtime.metrics import MetricsServer, start_metrics_server
 from kozyr.runtime.settings import Settings
+from kozyr.runtime.tracing import TracingInterceptor, configure_tracing
 
 ShutdownHook = Callable[[], Awaitable[None]]
 SHUTDOWN_QUIET_SECONDS = 0.2
@@ -111,7 +112,9 @@ class GrpcServer:
             max_streams=settings.grpc_max_concurrent_streams,
             closing=self.shutting_down,
         )
+        configure_tracing(settings.service_name, settings.otlp_endpoint)
         self._interceptors = [
+            TracingInterceptor(),
             LoggingInterceptor(quiet_methods=quiet_methods),
             ErrorInterceptor(),
             self.admission,

@@ -174,6 +174,13 @@ class Settings(BaseSettings):
         description="How often the table service checks every watched table's version in "
         "one read: the bound on a watcher's delay when a NATS wake-up is lost.",
     )
+    table_workers: int = Field(
+        1,
+        ge=1,
+        le=64,
+        description="Table-service processes serving the one gRPC port (SO_REUSEPORT): one "
+        "per core; each is a replica of the others. Needs a fixed KOZYR_GRPC_PORT.",
+    )
     clock_offline_after_seconds: float = Field(
         30.0,
         gt=0,
@@ -226,6 +233,12 @@ class Settings(BaseSettings):
     livekit_url: str | None = Field(None, description="The LiveKit server clients join (wss://).")
     livekit_api_key: str | None = Field(None, description="LiveKit API key (token issuer).")
     livekit_api_secret: SecretStr | None = Field(None, description="LiveKit API secret.")
+    otlp_endpoint: str | None = Field(
+        None,
+        description="An OpenTelemetry collector (OTLP over gRPC, e.g. http://otel:4317) that "
+        "receives this service's spans; unset: no span is recorded (trace context is still "
+        "passed on).",
+    )
     metrics_host: str = Field("0.0.0.0", min_length=1)
     metrics_port: int | None = Field(
         None, ge=0, le=65535, description="Prometheus /metrics port; unset = no metrics server."

@@ -36,6 +36,7 @@ from kozyr.bots.metrics import DECISION_SECONDS, MOVES, REFUSED
 from kozyr.bots.search import DEFAULT_BUDGET_MS, Budget
 from kozyr.client.caller import ServiceCaller
 from kozyr.runtime.errors import error_reason
+from kozyr.runtime.tracing import continued_from
 
 CALL_SECONDS = 4.0
 """A call to the table service is given up after this and the event redelivered: less
@@ -97,7 +98,10 @@ class Player:
         started = event.turn_started
         computer = [s.seat for s in started.seats if s.control == seats_pb2.SEAT_CONTROL_COMPUTER]
         if computer:
-            await self.play(event.table_id, started.number, min(computer))
+            with continued_from(
+                message.headers, "bots.turn", table_id=event.table_id, turn=started.number
+            ):
+                await self.play(event.table_id, started.number, min(computer))
 
     async def play(self, table_id: str, turn: int, seat: int) -> bool:
         """Make the seat's move of this turn; True when this call's move was applied."""

@@ -31,6 +31,7 @@ from kozyr.games.decider import Turn
 from kozyr.games.errors import RuleError
 from kozyr.games.translations import Lang
 from kozyr.runtime.errors import FailedPrecondition, InvalidArgument, KozyrError
+from kozyr.runtime.tracing import span
 from kozyr.table import metrics
 from kozyr.table.notifier import TableNotifier
 from kozyr.table.texts import (
@@ -406,15 +407,16 @@ class TableApp:
         )
         public = public_events(before, after, events, _parse_deadline(deadline), expired=expired)
         try:
-            result = await self.store.append(
-                stream_of(after.table_id),
-                0 if before is None else before.version,
-                encoded,
-                request_id=request_id,
-                metadata=metadata,
-                command_fingerprint=command_fingerprint,
-                messages=outbox_messages(after.table_id, public),
-            )
+            with span("table.append", table_id=after.table_id, events=len(encoded)):
+                result = await self.store.append(
+                    stream_of(after.table_id),
+                    0 if before is None else before.version,
+                    encoded,
+                    request_id=request_id,
+                    metadata=metadata,
+                    command_fingerprint=command_fingerprint,
+                    messages=outbox_messages(after.table_id, public),
+                )
         except IdempotencyConflict:
             raise request_id_reused() from None
         if not result.duplicate:
