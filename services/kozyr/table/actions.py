@@ -20,7 +20,7 @@ from google.protobuf.message import Message
 from kozyr.api.table.v1 import actions_pb2
 from kozyr.games.plugin import AnyPlugin, MalformedAction, plugin_by_id, registered
 from kozyr.runtime.errors import InvalidArgument
-from kozyr.table.views import fill_message
+from kozyr.table.views import message_from
 
 
 def fields_of(message: Message) -> dict[str, Any]:
@@ -62,10 +62,8 @@ def action_from_command(command: Any, plugin: AnyPlugin | None = None) -> action
     is found from the command's type unless its plugin is given."""
     game = plugin or _plugin_of(command)
     kind, fields = game.action_of(command)
-    action = actions_pb2.Action()
-    move = getattr(action, kind)
-    move.SetInParent()
-    fill_message(move, fields)
+    action = message_from(actions_pb2.Action, {kind: fields})
+    assert isinstance(action, actions_pb2.Action)
     return action
 
 

@@ -43,8 +43,10 @@ def game_view_to_proto(game_id: str, view: Mapping[str, Any]) -> Message:
         plugin = plugin_by_id(game_id)
     except UnknownGame:
         raise ValueError(f"no view message for game {game_id!r}") from None
-    message = _message_class(plugin.view_message)()
-    return _parse(plugin.view_to_wire(view), message, game_id)
+    cls = _message_class(plugin.view_message)
+    wire = plugin.view_to_wire(view)
+    fast = _built(cls, wire) if wire.get("game_id") == game_id and _complete(cls, wire) else None
+    return fast if fast is not None else _parse(wire, cls(), game_id)
 
 
 @functools.cache
@@ -64,6 +66,30 @@ _GAME_VIEW_FIELDS = {
 """The game view messages with a field of their own in TableView, by full name."""
 
 
+def game_view_fields(game_id: str, view: Mapping[str, Any]) -> tuple[str, Mapping[str, Any]] | None:
+    """(TableView's field for the game, the view's data as it fills that field), when the
+    game has a field of its own there and the data fits its message exactly: TableView's
+    constructor then fills it in one call. None: use `game_view_to_proto`, which fills it
+    strictly (or names the drift) — the same message either way."""
+    try:
+        plugin = plugin_by_id(game_id)
+    except UnknownGame:
+        return None
+    name = _GAME_VIEW_FIELDS.get(plugin.view_message)
+    if name is None:
+        return None
+    cls = _message_class(plugin.view_message)
+    wire = plugin.view_to_wire(view)
+    if wire.get("game_id") != game_id or not _complete(cls, wire):
+        return None
+    return (name, wire) if _fits(wire, _spec(cls.DESCRIPTOR)) else None
+
+
+def fits(cls: type[Message], data: Mapping[str, Any]) -> bool:
+    """True when `cls(**data)` builds exactly what `fill_message` would (see below)."""
+    return _fits(data, _spec(cls.DESCRIPTOR))
+
+
 def set_game_view(view: views_pb2.TableView, game_view: Message) -> None:
     """Put `game_view` into its own field of the `game_view` oneof, or packed into
     `packed_game` for a game that has none there (a plugin game added since)."""
@@ -77,6 +103,135 @@ def set_game_view(view: views_pb2.TableView, game_view: Message) -> None:
 def fill_message(message: Message, data: Mapping[str, Any]) -> None:
     """Fill `message` from neutral data (keys = field names), as strictly as views."""
     _fill(message, data, message.DESCRIPTOR.name)
+
+
+def message_from(cls: type[Message], data: Mapping[str, Any]) -> Message:
+    """A new `cls` message filled from neutral data, as strictly as `fill_message`."""
+    built = _built(cls, data)
+    if built is None:
+        built = cls()
+        fill_message(built, data)
+    return built
+
+
+# -- the fast path -------------------------------------------------------------------------
+#
+# Filling a message field by field from Python (`_fill`) took most of a view's cost. Data
+# that fits its message exactly is handed whole to the message's constructor instead
+# (protobuf's C code fills nested messages from dicts, repeated fields from lists, enums
+# from their names), after one lean pass that checks what the constructor does not: no
+# unknown key, no null where the field cannot be unset, no bool for a number, exact
+# types. Anything that pass does not accept goes the strict way (`_fill`), which either
+# fills the message the same way or raises the ViewDriftError naming the misfit.
+
+_NULLABLE = 1
+_REPEATED = 2
+_MESSAGE = 4
+_MAP = 8
+_ENUM = 16
+
+_Spec = dict[str, tuple[int, Any]]
+"""Per field name: flags, and what its values must be (a type set, enum names, a _Spec)."""
+
+_FAST_TYPES: dict[int, frozenset[type]] = {
+    FieldDescriptor.CPPTYPE_BOOL: frozenset({bool}),
+    FieldDescriptor.CPPTYPE_STRING: frozenset({str}),
+    FieldDescriptor.CPPTYPE_INT32: frozenset({int}),
+    FieldDescriptor.CPPTYPE_INT64: frozenset({int}),
+    FieldDescriptor.CPPTYPE_UINT32: frozenset({int}),
+    FieldDescriptor.CPPTYPE_UINT64: frozenset({int}),
+    FieldDescriptor.CPPTYPE_DOUBLE: frozenset({int, float}),
+    FieldDescriptor.CPPTYPE_FLOAT: frozenset({int, float}),
+}
+"""Exact types (`type(v) in ...`): a bool is no int here, nor is any subclass."""
+
+
+@functools.cache
+def _spec(descriptor: Descriptor) -> _Spec:
+    spec: _Spec = {}
+    for field in descriptor.fields:
+        flags = _NULLABLE if field.has_presence or field.is_repeated else 0
+        if field.is_repeated:
+            flags |= _REPEATED
+        if field.message_type is not None and field.message_type.GetOptions().map_entry:
+            spec[field.name] = (
+                flags | _MAP,
+                _value_check(field.message_type.fields_by_name["value"]),
+            )
+        elif field.message_type is not None:
+            spec[field.name] = (flags | _MESSAGE, _spec(field.message_type))
+        else:
+            spec[field.name] = _value_check(field, flags)
+    return spec
+
+
+def _value_check(field: FieldDescriptor, flags: int = 0) -> tuple[int, Any]:
+    if field.enum_type is not None:
+        return flags | _ENUM, frozenset(field.enum_type.values_by_name)
+    return flags, _FAST_TYPES.get(field.cpp_type, frozenset())
+
+
+@functools.cache
+def _top_level(descriptor: Descriptor) -> frozenset[str]:
+    return frozenset(descriptor.fields_by_name)
+
+
+def _complete(cls: type[Message], view: Mapping[str, Any]) -> bool:
+    """Every field of a view message is a key of the view (the strict path says which
+    one is missing)."""
+    return view.keys() >= _top_level(cls.DESCRIPTOR)
+
+
+def _built(cls: type[Message], data: Mapping[str, Any]) -> Message | None:
+    """`cls(**data)` when `data` fits exactly; None: take the strict way."""
+    if not _fits(data, _spec(cls.DESCRIPTOR)):
+        return None
+    try:
+        return cls(**data)
+    except (TypeError, ValueError):  # e.g. an int out of its field's range
+        return None
+
+
+def _fits(data: Any, spec: _Spec) -> bool:
+    if type(data) is not dict:
+        return False
+    for key, value in data.items():
+        found = spec.get(key)
+        if found is None:
+            return False
+        flags, check = found
+        if value is None:
+            if not flags & _NULLABLE:
+                return False
+            continue
+        if flags & _MAP:
+            if type(value) is not dict or not all(type(k) is str for k in value):
+                return False
+            if not _all_fit(list(value.values()), *check):
+                return False
+        elif flags & _REPEATED:
+            if type(value) is not list:
+                return False
+            if flags & _MESSAGE:
+                if not all(_fits(item, check) for item in value):
+                    return False
+            elif not _all_fit(value, flags, check):
+                return False
+        elif flags & _MESSAGE:
+            if not _fits(value, check):
+                return False
+        elif flags & _ENUM:
+            if type(value) is not str or value not in check:
+                return False
+        elif type(value) not in check:
+            return False
+    return True
+
+
+def _all_fit(items: list[Any], flags: int, check: frozenset[Any]) -> bool:
+    if flags & _ENUM:
+        return all(type(item) is str and item in check for item in items)
+    return all(type(item) in check for item in items)
 
 
 def _parse(view: Mapping[str, Any], message: Message, game_id: str) -> Message:

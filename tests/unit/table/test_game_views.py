@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterator
+from enum import IntEnum
 from typing import Any
 
 import pytest
@@ -14,12 +15,20 @@ from google.protobuf import json_format
 from google.protobuf.descriptor import Descriptor
 from google.protobuf.message import Message
 
-from kozyr.api.table.v1 import views_pb2
+from kozyr.api.table.v1 import actions_pb2, views_pb2
 from kozyr.games import khozor_teams, three_five_eight
 from kozyr.games.khozor_teams import Beat, Lead, ToggleSignal
 from kozyr.games.khozor_teams.scenarios import cards, fill_hands, position
+from kozyr.games.plugin import plugin_by_id
 from kozyr.games.three_five_eight.simulate import random_command
-from kozyr.table.views import ViewDriftError, game_view_to_proto
+from kozyr.table.views import (
+    ViewDriftError,
+    fill_message,
+    fits,
+    game_view_fields,
+    game_view_to_proto,
+    message_from,
+)
 
 THREE_FIVE_EIGHT = three_five_eight.GAME_ID
 KHOZOR_TEAMS = khozor_teams.GAME_ID
@@ -247,3 +256,49 @@ def test_a_view_of_another_game_is_refused(games: dict[str, list[Any]]) -> None:
 def test_a_game_without_a_view_message_is_refused() -> None:
     with pytest.raises(ValueError, match="no view message"):
         game_view_to_proto("poker", {"game_id": "poker"})
+
+
+@pytest.mark.parametrize("game_id", [THREE_FIVE_EIGHT, KHOZOR_TEAMS])
+def test_the_fast_way_builds_what_the_strict_way_builds(
+    games: dict[str, list[Any]], game_id: str
+) -> None:
+    """Views that fit their message go to its constructor whole (`game_view_fields`); the
+    message is byte for byte the one the strict field-by-field fill makes."""
+    plugin = plugin_by_id(game_id)
+    message_class = type(game_view_to_proto(game_id, VIEW_OF[game_id](games[game_id][0], 0)))
+    for state in games[game_id]:
+        for seat in VIEWERS[game_id]:
+            view = VIEW_OF[game_id](state, seat)
+            fast = game_view_fields(game_id, view)
+            assert fast is not None, f"a {game_id} view took the strict way"
+            strict = message_class()
+            fill_message(strict, plugin.view_to_wire(view))
+            built = message_class(**fast[1])
+            assert built.SerializeToString(deterministic=True) == strict.SerializeToString(
+                deterministic=True
+            )
+            if seat is not None:
+                for command in plugin.listed_moves(state, seat):
+                    kind, fields = plugin.action_of(command)
+                    assert fits(actions_pb2.Action, {kind: fields})
+                    one_way = message_from(actions_pb2.Action, {kind: fields})
+                    other = actions_pb2.Action()
+                    getattr(other, kind).SetInParent()
+                    fill_message(getattr(other, kind), fields)
+                    assert one_way == other
+
+
+def test_data_the_fast_way_refuses_is_filled_strictly() -> None:
+    """A view or move outside the fast way's exact types (an IntEnum for an int) still
+    converts, the strict way; a misfit is still named."""
+
+    class Seat(IntEnum):
+        SOUTH = 2
+
+    assert not fits(actions_pb2.Action, {"confirm_opener": {"opener_seat": Seat.SOUTH}})
+    action = message_from(actions_pb2.Action, {"confirm_opener": {"opener_seat": Seat.SOUTH}})
+    assert action.confirm_opener.opener_seat == 2
+    with pytest.raises(ViewDriftError, match="opener_seat"):
+        message_from(actions_pb2.Action, {"confirm_opener": {"opener_seat": True}})
+    with pytest.raises(ViewDriftError, match="no field"):
+        message_from(actions_pb2.Action, {"confirm_opener": {"seat": 1}})

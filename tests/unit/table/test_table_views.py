@@ -1,0 +1,64 @@
+"""`table_view` builds each view in one constructor call from plain data; the result is
+byte for byte what the strict field-by-field way builds, for every seat and the
+spectator at every version of whole games (legal moves, deadlines, deal records)."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+from kozyr.eventstore import InMemoryEventStore
+from kozyr.games import khozor_teams, three_five_eight
+from kozyr.table import servicer, views
+from kozyr.table.app import Actor, TableApp
+from kozyr.table.servicer import table_view
+from kozyr.tables.model import Table
+from tests.unit.table.test_audit_games import MATCHMAKER, PLAYERS, choose
+
+MOVES = {three_five_eight.GAME_ID: 400, khozor_teams.GAME_ID: 250}
+
+
+async def tables_of(game_id: str) -> list[Table]:
+    """The table at every version of a game played with seeded random moves."""
+    app = TableApp(InMemoryEventStore())
+    rng = random.Random(7)
+    created = await app.create(
+        request_id="create", game_id=game_id, options={}, seats=PLAYERS[game_id], actor=MATCHMAKER
+    )
+    tables = [created.table]
+    for move in range(MOVES[game_id]):
+        table = tables[-1]
+        if table.is_over:
+            break
+        seat, command = choose(table, rng)
+        outcome = await app.submit(
+            table.table_id, command, request_id=f"m{move}", actor=Actor(table.seats[seat], "player")
+        )
+        tables.append(outcome.table)
+    return tables
+
+
+@pytest.mark.parametrize("game_id", [three_five_eight.GAME_ID, khozor_teams.GAME_ID])
+async def test_one_constructor_call_builds_the_strict_view(
+    game_id: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tables = await tables_of(game_id)
+    viewers: list[int | None] = [None, *range(len(PLAYERS[game_id]))]
+    fast = {(t.version, s): table_view(t, s) for t in tables for s in viewers}
+
+    def nothing_fits(*_: Any) -> None:
+        return None
+
+    monkeypatch.setattr(servicer, "game_view_fields", nothing_fits)
+    monkeypatch.setattr(views, "_built", nothing_fits)  # game views and moves field by field
+    for table in tables:
+        for seat in viewers:
+            strict = table_view(table, seat)
+            built = fast[(table.version, seat)]
+            assert built.SerializeToString(deterministic=True) == strict.SerializeToString(
+                deterministic=True
+            ), (table.version, seat)
+    assert any(v.legal_actions for v in fast.values())
+    assert any(v.turn.HasField("deadline") for v in fast.values())
