@@ -18,6 +18,7 @@ from kozyr.eventstore import PostgresEventStore, RecordedEvent
 from kozyr.infra import free_port
 from kozyr.matchmaking.lobby import STREAM
 from kozyr.matchmaking.service import SERVICE_NAME
+from tests.e2e.bots.conftest import BotsServiceProcess
 from tests.e2e.conftest import Deployment, TableServiceProcess, deployed, service_env
 from tests.support.tables import token
 
@@ -40,6 +41,7 @@ class MatchmakingStack:
     log_dir: Path
     replicas: list[MatchmakingProcess] = field(default_factory=list)
     clients: list[Any] = field(default_factory=list)
+    others: list[TableServiceProcess] = field(default_factory=list)
 
     @property
     def clock_file(self) -> Path:
@@ -71,6 +73,18 @@ class MatchmakingStack:
         await replica.start()
         return replica
 
+    async def start_bots(self) -> BotsServiceProcess:
+        """The bots service (think time 0), to play the computer seats of our tables."""
+        port = free_port()
+        env = service_env(
+            self.table.database_url, self.table.nats_url, self.table.subject_root, port
+        )
+        env.update(KOZYR_TABLE_TARGET=self.table.target, KOZYR_BOTS_THINK_SECONDS="0")
+        bots = BotsServiceProcess(env, port, self.log_dir / "bots.log")
+        self.others.append(bots)
+        await bots.start()
+        return bots
+
     def client(self, player: str, replica: int = 0) -> MatchmakingClient:
         client = MatchmakingClient(self.replicas[replica].target, token(player))
         self.clients.append(client)
@@ -88,8 +102,8 @@ class MatchmakingStack:
     async def close(self) -> None:
         for client in self.clients:
             await client.close()
-        for replica in self.replicas:
-            replica.stop()
+        for process in [*self.replicas, *self.others]:
+            process.stop()
 
 
 async def final_state(client: MatchmakingClient, ticket_id: str) -> pb.WatchTicketResponse:

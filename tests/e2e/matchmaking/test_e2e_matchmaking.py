@@ -7,6 +7,7 @@ with nothing changed."""
 from __future__ import annotations
 
 import asyncio
+import random
 import uuid
 
 import grpc
@@ -20,7 +21,10 @@ from kozyr.bus.subjects import message_subject
 from kozyr.eventstore import PostgresEventStore
 from kozyr.matchmaking.ratebook import stream_of
 from kozyr.runtime.errors import error_reason
+from tests.e2e.bots.games import GAME_SECONDS
 from tests.e2e.matchmaking.conftest import MatchmakingStack, eventually, final_state
+from tests.e2e.players import ScriptedClient, chooser, play_table
+from tests.support.tables import Seat
 
 pytestmark = pytest.mark.e2e
 THREE = games_pb2.GAME_THREE_FIVE_EIGHT
@@ -101,6 +105,35 @@ async def test_a_private_table_for_a_party_with_computers(mm_stack: MatchmakingS
     view = await mm_stack.tables("ana").get_table(made.table_id)
     assert [s.player_id for s in view.seats] == ["ana", "bogdan", ""]
     assert view.seats[2].level == seats_pb2.COMPUTER_LEVEL_EASY
+
+
+async def test_a_whole_game_at_a_private_table_is_rated(mm_stack: MatchmakingStack) -> None:
+    """Matchmaking, the table and the bots together: Ana's private 3-5-8 table with two
+    easy computers plays to its end; TableFinished rates her once and frees her."""
+    await mm_stack.start_matchmaking()
+    await mm_stack.start_bots()
+    ana = mm_stack.client("ana")
+    made = await ana.create_private_table(THREE, computer_level=1)
+    rng = random.Random(5)
+    seat = {s.player_id: s.seat for s in made.seats}["ana"]
+    player = ScriptedClient(
+        lambda: mm_stack.table.target, made.table_id, "ana", seat,
+        chooser(Seat(seat, "ana", rng), rng),
+    )  # fmt: skip
+    await play_table([player], GAME_SECONDS)
+
+    async def rated() -> list[pb.PlayerTable] | None:
+        tables = await ana.my_tables()
+        return tables if tables and tables[0].finished else None
+
+    [played] = await eventually(rated, 60)
+    assert played.table_id == made.table_id
+    assert played.place in (1, 2, 3)
+    rating = await ana.rating(THREE)
+    assert rating.tables == 1
+    assert rating.sigma < 25 / 3
+    again = await ana.enter_queue(THREE)  # the table is over: she may queue again
+    assert again.ticket_id
 
 
 async def test_a_kill_between_decided_and_created_still_opens_one_table(
