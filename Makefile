@@ -56,6 +56,7 @@ lint: install
 	$(BIN)/lint-imports --no-cache
 	$(BIN)/buf lint
 	$(BIN)/python tools/check_deploy.py
+	$(BIN)/python tools/check_monitoring.py
 
 fmt: install
 	$(BIN)/ruff check --fix .

@@ -25,6 +25,7 @@ from nats.errors import TimeoutError as NatsTimeoutError
 from nats.js import JetStreamContext
 
 from kozyr.bus.consumers import DurableConsumer, ensure_consumer
+from kozyr.bus.metrics import CONSUMER_PENDING, HANDLED
 
 log = structlog.get_logger(__name__)
 
@@ -72,6 +73,7 @@ class MessageWorker:
                 free = self._free_slots() - len(messages)
                 if messages and free > 0:
                     messages += await self._fetch(subscription, free, SCOOP_SECONDS)
+                self._report_lag(messages)
             except Exception as error:  # connection trouble: nats-py reconnects by itself
                 log.warning("pull failed", consumer=self.spec.durable, error=repr(error))
                 await asyncio.sleep(self._retry_delay)
@@ -98,6 +100,15 @@ class MessageWorker:
         except (NatsTimeoutError, TimeoutError):
             return []
 
+    def _report_lag(self, messages: list[Msg]) -> None:
+        """The consumer's lag: what the last message says is still pending after it (an
+        empty fetch: nothing is)."""
+        pending = 0
+        if messages:
+            with contextlib.suppress(Exception):  # a message without JetStream metadata
+                pending = int(messages[-1].metadata.num_pending or 0)
+        CONSUMER_PENDING.labels(self.spec.durable).set(pending)
+
     def _free_slots(self) -> int:
         return self._concurrency - len(self._running)
 
@@ -111,9 +122,11 @@ class MessageWorker:
                 subject=message.subject,
                 error=f"{type(error).__name__}: {error}",
             )
+            HANDLED.labels(self.spec.durable, "retried").inc()
             with contextlib.suppress(Exception):
                 await message.nak(delay=self._retry_delay)
         else:
+            HANDLED.labels(self.spec.durable, "acked").inc()
             with contextlib.suppress(Exception):
                 await message.ack()
         finally:

@@ -13,6 +13,7 @@ from datetime import UTC, datetime, timedelta
 
 import nats
 import pytest
+from prometheus_client import REGISTRY
 from nats.aio.client import Client as NatsClient
 from nats.aio.msg import Msg
 
@@ -127,6 +128,13 @@ async def test_a_failed_handling_is_redelivered_and_two_workers_share_the_timers
             raise RuntimeError("the table service is down")
         await fired.handle(message)
 
+    def handled(outcome: str) -> float:
+        value = REGISTRY.get_sample_value(
+            "kozyr_nats_messages_handled_total", {"consumer": "shared", "outcome": outcome}
+        )
+        return value or 0.0
+
+    acked, retried = handled("acked"), handled("retried")
     workers = [_worker(nc, subject_root, flaky, "shared") for _ in range(2)]
     for worker in workers:
         await worker.start()
@@ -139,6 +147,9 @@ async def test_a_failed_handling_is_redelivered_and_two_workers_share_the_timers
     keys = [key for key, _, _ in fired.seen]
     assert sorted(keys) == sorted(f"k{i}" for i in range(20)), "each timer handled once"
     assert {k: n for k, _, n in fired.seen}["k0"] == 2, "the failed one came back"
+    assert (handled("acked") - acked, handled("retried") - retried) == (20, 1)
+    lag = REGISTRY.get_sample_value("kozyr_nats_consumer_pending_messages", {"consumer": "shared"})
+    assert lag == 0, "caught up: nothing pending"
 
 
 async def test_a_stream_the_server_cannot_make_is_a_clear_error(
