@@ -30,6 +30,7 @@ from nats.aio.msg import Msg
 
 from kozyr.api.common.v1 import seats_pb2
 from kozyr.api.table.v1 import events_pb2, views_pb2
+from kozyr.bots.khozor import signal_toggles
 from kozyr.bots.knowledge import Knowledge, deal_began, knowledge
 from kozyr.bots.levels import Level, NoMove, choose
 from kozyr.bots.metrics import DECISION_SECONDS, MOVES, REFUSED
@@ -125,6 +126,7 @@ class Player:
         view = await self._tables.table.get_table(table_id, seat=seat)
         if view.finished or view.turn.number != turn or seat not in view.turn.seats:
             return False
+        view = await self._signal(table_id, turn, seat, view)
         level = seat_level(view, seat, self._level)
         known = await self._knowledge(table_id, seat, view) if level is Level.HARD else None
         try:
@@ -143,6 +145,31 @@ class Player:
                  move=action.WhichOneof("action"), duplicate=answer.duplicate)  # fmt: skip
         MOVES.labels("duplicate" if answer.duplicate else "applied").inc()
         return not answer.duplicate
+
+    async def _signal(
+        self, table_id: str, turn: int, seat: int, view: views_pb2.TableView
+    ) -> views_pb2.TableView:
+        """Khözör: make the seat's team signals true before its move (RULES.md: computer
+        players set their own true signals). Each toggle has its own request id per table,
+        turn, seat and signal (`bots-signal:…`, apart from the moves' `bots:…`), so a
+        redelivery never toggles twice; a refused toggle (the tap limit, the hand
+        changed) is skipped — a signal is never worth a lost turn."""
+        for toggle in signal_toggles(view):
+            kind = toggle.toggle_signal.signal
+            try:
+                answer = await self._tables.table.submit(
+                    table_id,
+                    toggle,
+                    request_id=f"bots-signal:{table_id}:{turn}:{seat}:{kind}",
+                    expected_version=view.version,
+                    seat=seat,
+                )
+            except grpc.aio.AioRpcError as error:
+                log.info("bot signal refused", table_id=table_id, seat=seat,
+                         reason=error_reason(error) or error.code().name)  # fmt: skip
+                return view
+            view = answer.view
+        return view
 
     async def _knowledge(self, table_id: str, seat: int, view: views_pb2.TableView) -> Knowledge:
         """The hard level's input: the view and the seat's own history (GetHistory with

@@ -10,6 +10,8 @@ import pytest
 
 from kozyr.api.common.v1 import games_pb2, seats_pb2
 from kozyr.api.table.v1 import table_service_pb2 as pb
+from kozyr.client.table import TableClient
+from kozyr.runtime.auth import Role
 from tests.e2e.bots.conftest import BotsStack
 from tests.e2e.bots.games import (
     assert_one_move_per_turn,
@@ -17,6 +19,7 @@ from tests.e2e.bots.games import (
     open_table,
     until_finished,
 )
+from tests.support.tables import token
 
 pytestmark = pytest.mark.e2e
 
@@ -25,11 +28,15 @@ EASY = pb.SeatAssignment(computer=True, level=seats_pb2.COMPUTER_LEVEL_EASY)
 
 
 async def test_an_all_hard_khozor_match_plays_itself_to_the_end(bots_stack: BotsStack) -> None:
+    """The computers also announce their true team signals (RULES.md) as they go."""
     await bots_stack.start_bots(bots_hard_budget_ms=20)
     table_id = await open_table(bots_stack, games_pb2.GAME_KHOZOR_TEAMS, [HARD] * 8)
     await until_finished(bots_stack, table_id)
     await assert_verified(bots_stack, table_id)
     await assert_one_move_per_turn(bots_stack, table_id)
+    async with TableClient(bots_stack.table.target, token("moderator", Role.ADMIN)) as admin:
+        kinds = [e.type for e in await admin.history(table_id)]
+    assert "SignalSet" in kinds
 
 
 async def test_a_3_5_8_game_with_a_hard_seat_plays_itself_to_the_end(
