@@ -17,11 +17,13 @@ from uuid import UUID
 
 from kozyr.eventstore.errors import InvalidEvent
 from kozyr.eventstore.hashing import (
-    canonical_event,
+    canonical_event_of_parts,
+    canonical_json,
     chain_hash,
     check_json,
     fingerprint_command,
     fingerprint_events,
+    format_timestamp,
 )
 from kozyr.eventstore.model import (
     AppendResult,
@@ -47,6 +49,8 @@ class PlannedEvent:
     schema_version: int
     data: dict[str, Any]
     canonical: bytes
+    data_json: bytes
+    """`data` in canonical JSON (what the hash covers), for the row as it is written."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +66,8 @@ class AppendPlan:
     events: tuple[PlannedEvent, ...]
     messages: tuple[QueuedMessage, ...] = ()
     """Queued in the outbox after the events, in this order."""
+    metadata_json: bytes = b"{}"
+    """`metadata` in canonical JSON: encoded once for every event of the append."""
 
     @property
     def new_version(self) -> int:
@@ -115,15 +121,14 @@ def plan_append(
     _check_messages(messages)
     stored_metadata = {**(metadata or {}), "request_id": request_id}
     check_json(stored_metadata, "metadata")
+    metadata_json = canonical_json(stored_metadata)
+    shared = _Shared(
+        stream_json=canonical_json(stream),
+        metadata_json=metadata_json,
+        timestamp=format_timestamp(recorded_at),
+    )
     planned = tuple(
-        _plan_event(
-            stream,
-            expected_version + index + 1,
-            event,
-            stored_metadata,
-            recorded_at,
-            new_event_id(),
-        )
+        _plan_event(shared, expected_version + index + 1, event, new_event_id())
         for index, event in enumerate(events)
     )
     if command_fingerprint is not None:
@@ -135,12 +140,13 @@ def plan_append(
         expected_version=expected_version,
         request_id=request_id,
         fingerprint=fingerprint,
-        metadata=json.loads(json.dumps(stored_metadata)),
+        metadata=json.loads(metadata_json),
         recorded_at=recorded_at,
         events=planned,
         messages=tuple(
             QueuedMessage(new_event_id(), stream, m.channel, m.type, m.payload) for m in messages
         ),
+        metadata_json=metadata_json,
     )
 
 
@@ -163,30 +169,34 @@ def _check_messages(messages: Sequence[NewMessage]) -> None:
             raise InvalidEvent(f"messages must be NewMessage, got {type(message)}")
 
 
-def _plan_event(
-    stream: str,
-    position: int,
-    event: NewEvent,
-    metadata: Mapping[str, Any],
-    recorded_at: datetime,
-    event_id: UUID,
-) -> PlannedEvent:
+@dataclass(frozen=True, slots=True)
+class _Shared:
+    """What every event of one append has in common, in canonical JSON (encoded once)."""
+
+    stream_json: bytes
+    metadata_json: bytes
+    timestamp: str
+
+
+def _plan_event(shared: _Shared, position: int, event: NewEvent, event_id: UUID) -> PlannedEvent:
     check_json(event.data, "data")
-    canonical = canonical_event(
+    data_json = canonical_json(event.data)
+    canonical = canonical_event_of_parts(
         event_id=event_id,
-        stream=stream,
+        stream_json=shared.stream_json,
         position=position,
-        event_type=event.type,
+        type_json=canonical_json(event.type),
         schema_version=event.schema_version,
-        data=event.data,
-        metadata=metadata,
-        recorded_at=recorded_at,
+        data_json=data_json,
+        metadata_json=shared.metadata_json,
+        timestamp=shared.timestamp,
     )
     return PlannedEvent(
         event_id=event_id,
         position=position,
         type=event.type,
         schema_version=event.schema_version,
-        data=json.loads(canonical)["data"],
+        data=json.loads(data_json),
         canonical=canonical,
+        data_json=data_json,
     )

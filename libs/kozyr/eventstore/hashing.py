@@ -125,6 +125,47 @@ def canonical_event(
     )
 
 
+def canonical_event_of_parts(
+    *,
+    event_id: UUID,
+    stream_json: bytes,
+    position: int,
+    type_json: bytes,
+    schema_version: int,
+    data_json: bytes,
+    metadata_json: bytes,
+    timestamp: str,
+) -> bytes:
+    """`canonical_event`'s bytes, joined from parts already in canonical JSON.
+
+    An append encodes its metadata, stream, timestamp once and each event's data once,
+    instead of the whole object per event; the keys are joined in their sorted order
+    (data, event_id, metadata, position, recorded_at, schema_version, stream, type), so
+    the bytes are exactly `canonical_event`'s (tests/unit/eventstore prove it).
+    """
+    return b"".join(
+        (
+            b'{"data":',
+            data_json,
+            b',"event_id":"',
+            str(event_id).encode(),
+            b'","metadata":',
+            metadata_json,
+            b',"position":',
+            str(position).encode(),
+            b',"recorded_at":"',
+            timestamp.encode(),
+            b'","schema_version":',
+            str(schema_version).encode(),
+            b',"stream":',
+            stream_json,
+            b',"type":',
+            type_json,
+            b"}",
+        )
+    )
+
+
 def chain_hash(previous: bytes, canonical: bytes) -> bytes:
     """One link: SHA-256(previous hash ‖ canonical event bytes), 32 raw bytes."""
     return hashlib.sha256(previous + canonical).digest()

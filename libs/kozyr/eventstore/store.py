@@ -441,17 +441,14 @@ class PostgresEventStore:
 
 
 def _append_arguments(plan: AppendPlan, hashes: Sequence[bytes]) -> list[Any]:
-    events = [
-        {
-            "event_id": str(event.event_id),
-            "position": event.position,
-            "type": event.type,
-            "schema_version": event.schema_version,
-            "data": event.data,
-            "hash": event_hash.hex(),
-        }
+    # The events' jsonb text is joined around each event's data as the plan encoded it
+    # for its hash (types are identifiers: nothing to escape); one encoding per event.
+    events = ",".join(
+        f'{{"event_id":"{event.event_id}","position":{event.position},'
+        f'"type":"{event.type}","schema_version":{event.schema_version},'
+        f'"data":{event.data_json.decode()},"hash":"{event_hash.hex()}"}}'
         for event, event_hash in zip(plan.events, hashes, strict=True)
-    ]
+    )
     messages = [
         {
             "seq": seq,
@@ -470,8 +467,8 @@ def _append_arguments(plan: AppendPlan, hashes: Sequence[bytes]) -> list[Any]:
         plan.request_id,
         plan.fingerprint,
         plan.recorded_at,
-        json.dumps(plan.metadata, ensure_ascii=False),
-        json.dumps(events, ensure_ascii=False),
+        plan.metadata_json.decode(),
+        f"[{events}]",
         json.dumps(messages),
     ]
 

@@ -8,12 +8,15 @@ from typing import Any
 from uuid import UUID
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from kozyr.eventstore.errors import InvalidEvent
 from kozyr.eventstore.hashing import (
     GENESIS_HASH,
     MAX_SAFE_INTEGER,
     canonical_event,
+    canonical_event_of_parts,
     canonical_json,
     chain_hash,
     check_json,
@@ -132,3 +135,71 @@ def test_fingerprints_tell_commands_apart() -> None:
     assert fingerprint_command("Play#1") == fingerprint_command("Play#1")
     assert fingerprint_command("Play#1") != fingerprint_command("Play#2")
     assert len({base, fingerprint_command("x")}) == 2
+
+
+_TEXT = st.text(st.characters(exclude_characters="\x00", exclude_categories=("Cs",)))
+_KEYS = st.text(st.characters(max_codepoint=0xFFFF, exclude_categories=("Cs",)), max_size=8)
+_JSON_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-MAX_SAFE_INTEGER, MAX_SAFE_INTEGER)
+    | st.text(st.characters(exclude_characters="\x00", exclude_categories=("Cs",))),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(
+            st.text(st.characters(max_codepoint=0xFFFF, exclude_categories=("Cs",))),
+            inner,
+            max_size=4,
+        )
+    ),
+    max_leaves=12,
+)
+
+
+@given(
+    data=st.dictionaries(
+        st.text(max_size=8).filter(lambda k: "\x00" not in k), _JSON_VALUES, max_size=5
+    ),
+    metadata=st.dictionaries(
+        st.sampled_from(["actor", "turn", "Ștefan", "é"]), _JSON_VALUES, max_size=4
+    ),
+    stream=st.text(min_size=1, max_size=20).filter(lambda s: "\x00" not in s),
+    position=st.integers(1, MAX_SAFE_INTEGER),
+    event_type=st.from_regex(r"[A-Za-z][A-Za-z0-9_]{0,20}", fullmatch=True),
+    schema_version=st.integers(1, 1000),
+)
+def test_an_event_joined_from_its_canonical_parts_has_the_canonical_bytes(
+    data: dict[str, Any],
+    metadata: dict[str, Any],
+    stream: str,
+    position: int,
+    event_type: str,
+    schema_version: int,
+) -> None:
+    """Appends encode metadata, stream and timestamp once and join each event from parts."""
+    try:
+        check_json(data)
+        check_json(metadata)
+    except InvalidEvent:
+        return
+    whole = canonical_event(
+        event_id=EVENT_ID,
+        stream=stream,
+        position=position,
+        event_type=event_type,
+        schema_version=schema_version,
+        data=data,
+        metadata=metadata,
+        recorded_at=RECORDED_AT,
+    )
+    joined = canonical_event_of_parts(
+        event_id=EVENT_ID,
+        stream_json=canonical_json(stream),
+        position=position,
+        type_json=canonical_json(event_type),
+        schema_version=schema_version,
+        data_json=canonical_json(data),
+        metadata_json=canonical_json(metadata),
+        timestamp=format_timestamp(RECORDED_AT),
+    )
+    assert joined == whole
