@@ -13,28 +13,66 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
+import inspect
 from collections.abc import Callable
 from typing import Any
 
 from kozyr.eventstore import ConcurrencyConflict, EventStore, NewEvent
+from kozyr.matchmaking import lobby as lobby_module
 from kozyr.matchmaking import texts
 from kozyr.matchmaking.decisions import Event
-from kozyr.matchmaking.lobby import STREAM, Lobby
+from kozyr.matchmaking.lobby import STREAM, Lobby, decode, encode
 from kozyr.runtime.errors import KozyrError
 
 ATTEMPTS = 20
 """Decisions retried on conflicts before answering UNAVAILABLE (LOBBY_BUSY)."""
+SNAPSHOT_EVERY = 1_000
+"""Events between two snapshots of the lobby (0: none)."""
+
+
+def snapshot_key() -> str:
+    """Names the code that folds the lobby: a deployment that changes the fold ignores
+    (then replaces) the snapshots of the old one."""
+    source = inspect.getsource(lobby_module).encode()
+    return f"lobby-{hashlib.sha256(source).hexdigest()[:16]}"
+
 
 Decision = Callable[[Lobby], list[Event]]
 
 
 class LobbyBook:
-    def __init__(self, store: EventStore) -> None:
+    def __init__(self, store: EventStore, *, snapshot_every: int = SNAPSHOT_EVERY) -> None:
         self.store = store
         self.lobby = Lobby()
+        self.key = snapshot_key()
+        self._snapshot_every = snapshot_every
+        self._snapshot_version = 0
         self._lock = asyncio.Lock()
         self._changed = asyncio.Condition()
         self.conflicts = 0
+
+    async def load(self) -> None:
+        """At start: the latest usable snapshot (an optimisation only: the store hands
+        one out only while the event it was taken at is unchanged), then the log after it."""
+        snapshot = await self.store.read_snapshot(STREAM, self.key)
+        if snapshot is not None:
+            async with self._lock:
+                if snapshot.version > self.lobby.version:
+                    self.lobby = decode(dict(snapshot.data))
+                    self._snapshot_version = snapshot.version
+        await self.catch_up()
+
+    async def save_snapshot(self) -> bool:
+        """Keep the lobby as a snapshot when `snapshot_every` events passed since the last."""
+        if not self._snapshot_every:
+            return False
+        if self.lobby.version - self._snapshot_version < self._snapshot_every:
+            return False
+        async with self._lock:
+            version, data = self.lobby.version, encode(self.lobby)
+        self._snapshot_version = version
+        return await self.store.save_snapshot(STREAM, version, self.key, data)
 
     async def catch_up(self) -> bool:
         """Fold the events appended since our version (by anyone); True if there were."""

@@ -32,8 +32,10 @@ SEATS = {THREE_FIVE_EIGHT: 3, KHOZOR_TEAMS: 8}
 PARTY_LIMIT = {THREE_FIVE_EIGHT: 3, KHOZOR_TEAMS: 4}
 """A party of up to 3 sits at one 3-5-8 table; a Khözör party of up to 4 is one team."""
 MAX_PARTY = 4
-OUTCOMES_KEPT = 20_000
-"""Finished tickets remembered for WatchTicket; older ones are only in the log."""
+OUTCOMES_KEPT = 5_000
+"""Finished tickets (and opened tables per match) remembered for WatchTicket and for
+retried requests; older ones are only in the log. Bounded so that a snapshot stays
+small."""
 RECENT_WAITS = 50
 
 
@@ -313,6 +315,84 @@ class Lobby:
         for member in party.members:
             self.party_of.pop(member, None)
         self.codes.pop(party.code, None)
+
+
+# ---------------------------------------------------------------------- snapshots
+
+
+def _when(value: datetime) -> str:
+    return value.isoformat()
+
+
+def encode(lobby: Lobby) -> dict[str, Any]:
+    """The whole state as JSON the event store keeps (no floats: decimal strings), for
+    a snapshot at `lobby.version`; `decode` gives back an equal lobby."""
+    return {
+        "version": lobby.version,
+        "tickets": [
+            {
+                "ticket": t.ticket_id, "game": t.game, "players": list(t.players),
+                "party": t.party_id, "options": t.options.encode(), "fill_now": t.fill_now,
+                "skills": {p: k.encode() for p, k in t.skills.items()},
+                "at": _when(t.opened_at), "match": t.match_id,
+            }
+            for t in lobby.tickets.values()
+        ],
+        "outcomes": [
+            [o.ticket_id, o.state, o.game, list(o.players), _when(o.opened_at), o.table_id,
+             [list(seat) for seat in o.seats]]
+            for o in lobby.outcomes.values()
+        ],
+        "parties": [[p.party_id, p.code, list(p.members)] for p in lobby.parties.values()],
+        "matches": [
+            {
+                "match": m.match_id, "game": m.game, "options": m.options.encode(),
+                "seats": [s.encode() for s in m.seats], "at": _when(m.decided_at),
+                "tickets": list(m.tickets),
+            }
+            for m in lobby.matches.values()
+        ],
+        "tables": [
+            [t.table_id, t.game, [list(seat) for seat in t.seats], _when(t.opened_at)]
+            for t in lobby.tables.values()
+        ],
+        "waits": {game: [repr(w) for w in waits] for game, waits in lobby.waits.items()},
+        "made": list(lobby.made.items()),
+    }  # fmt: skip
+
+
+def decode(data: dict[str, Any]) -> Lobby:
+    lobby = Lobby(version=int(data["version"]))
+    for t in data["tickets"]:
+        lobby._on_TicketOpened(t)
+        lobby.tickets[t["ticket"]].match_id = t["match"]
+    for ticket_id, state, game, players, at, table_id, seats in data["outcomes"]:
+        lobby.outcomes[ticket_id] = Outcome(
+            ticket_id, state, game, tuple(players), datetime.fromisoformat(at), table_id,
+            tuple((p, int(s)) for p, s in seats),
+        )  # fmt: skip
+    for party_id, code, members in data["parties"]:
+        lobby.parties[party_id] = Party(party_id, code, list(members))
+        lobby.codes[code] = party_id
+        for member in members:
+            lobby.party_of[member] = party_id
+    for m in data["matches"]:
+        lobby.matches[m["match"]] = Match(
+            m["match"], m["game"], QueueOptions.decode(m["options"]),
+            tuple(MatchSeat.decode(s) for s in m["seats"]), datetime.fromisoformat(m["at"]),
+            tuple(m["tickets"]),
+        )  # fmt: skip
+    for table_id, game, seats, at in data["tables"]:
+        table = SeatedTable(
+            table_id, game, tuple((p, int(s)) for p, s in seats), datetime.fromisoformat(at)
+        )
+        lobby.tables[table_id] = table
+        for player, _ in table.seats:
+            lobby.seated[player] = table_id
+    for game, waits in data["waits"].items():
+        lobby.waits[game] = deque((float(w) for w in waits), maxlen=RECENT_WAITS)
+    lobby.made = OrderedDict((m, t) for m, t in data["made"])
+    return lobby
 
 
 def fold(events: list[tuple[str, dict[str, Any]]], lobby: Lobby | None = None) -> Lobby:

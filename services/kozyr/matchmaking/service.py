@@ -122,7 +122,7 @@ class MatchmakingService:
     async def start(self) -> int:
         """Fold the lobby, join NATS, start matching; serve. Returns the gRPC port."""
         await self.store.open()
-        await self.book.catch_up()
+        await self.book.load()
         nc = self._nc = await connect_when_reachable(
             self.settings.nats_servers,
             name=f"kozyr-matchmaking-{self.root}",
@@ -181,6 +181,7 @@ class MatchmakingService:
             log.info("match decided", match_id=match.match_id, tickets=list(match.tickets))
             self.placer.place_soon(match)
         self.placer.place_overdue()
+        await self.book.save_snapshot()
         return decided
 
     # ------------------------------------------------------------------ NATS

@@ -5,6 +5,7 @@ balanced Khözör teams), the CreateTable request, and OpenSkill ratings."""
 from __future__ import annotations
 
 import itertools
+import json
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -18,6 +19,8 @@ from kozyr.matchmaking.lobby import (
     Lobby,
     QueueOptions,
     Skill,
+    decode,
+    encode,
     fold,
 )
 from kozyr.matchmaking.matching import (
@@ -333,3 +336,29 @@ def test_win_probability_is_openskills_predict_win() -> None:
 
 def test_ordinal_of_a_new_player_is_zero() -> None:
     assert ordinal(DEFAULT) == pytest.approx(0.0)
+
+
+# ---------------------------------------------------------------------------- snapshots
+
+
+def test_a_lobby_survives_its_snapshot_encoding() -> None:
+    lobby = Lobby()
+    fold(decisions.create_party(lobby, "ana", "p"), lobby)
+    fold(decisions.join_party(lobby, "bogdan", lobby.parties["p"].code)[1], lobby)
+    for name in ("carla", "dan", "eva"):
+        open_ticket(lobby, (name,))
+    [seated] = matches(lobby, 1)
+    fold([("MatchSeated", {"match": seated["match"], "table": "t-1", "at": at(2).isoformat()})],
+         lobby)  # fmt: skip
+    open_ticket(lobby, ("f1", "f2"), party="q", mu=[20.0, 30.0], when=3)
+    open_ticket(lobby, ("g",), fill_now=True, when=4)
+    matches(lobby, 4)  # pending: decided, not seated
+    cancelled = open_ticket(lobby, ("h",), when=5)
+    fold(decisions.cancel(lobby, "h", cancelled), lobby)
+    data = json.loads(json.dumps(encode(lobby)))
+    again = decode(data)
+    assert encode(again) == encode(lobby)
+    assert again.version == lobby.version
+    assert again.seated == lobby.seated
+    assert again.party_of == lobby.party_of
+    assert find_matches(again, at(100), RULES) == find_matches(lobby, at(100), RULES)
