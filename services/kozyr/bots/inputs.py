@@ -7,8 +7,12 @@ each, exactly as received (the serialized message, base64). The leak checker the
 it against the admin's history (tests/e2e/bots). Unset in production: nothing is kept.
 
     {"kind": "event", "subject": …, "type": "kozyr.table.v1.PublicTableEvent", "data": …}
-    {"kind": "answer", "method": …, "type": "kozyr.table.v1.GetTableResponse", "data": …}
-    {"kind": "refusal", "method": …, "code": "PERMISSION_DENIED", "reason": …, "texts": […]}
+    {"kind": "answer", "method": …, "type": "kozyr.table.v1.GetTableResponse", "data": …,
+     "request_type": "kozyr.table.v1.GetTableRequest", "request": …}
+    {"kind": "refusal", "method": …, "code": "PERMISSION_DENIED", "reason": …, "texts": […],
+     "request_type": …, "request": …}
+
+(the request says which table and seat an answer is about.)
 """
 
 from __future__ import annotations
@@ -67,17 +71,22 @@ class _Recorder(grpc.aio.UnaryUnaryClientInterceptor):  # type: ignore[misc]
     ) -> Any:
         call = await continuation(details, request)
         method = details.method.decode() if isinstance(details.method, bytes) else details.method
+        asked = {
+            "method": method,
+            "request_type": request.DESCRIPTOR.full_name,
+            "request": _b64(request.SerializeToString()),
+        }
         try:
             response = await call
         except grpc.aio.AioRpcError as error:
             found = error_details(error)
             self._log.write(
-                {"kind": "refusal", "method": method, "code": found.code.name,
-                 "reason": found.reason, "texts": [found.message, *found.messages.values()]}
+                {"kind": "refusal", **asked, "code": found.code.name, "reason": found.reason,
+                 "texts": [found.message, *found.messages.values()]}
             )  # fmt: skip
             raise
         self._log.write(
-            {"kind": "answer", "method": method, "type": response.DESCRIPTOR.full_name,
+            {"kind": "answer", **asked, "type": response.DESCRIPTOR.full_name,
              "data": _b64(response.SerializeToString())}
         )  # fmt: skip
         return call

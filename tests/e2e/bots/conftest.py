@@ -1,4 +1,5 @@
-"""The bots service as processes beside a table service process (real PostgreSQL, NATS)."""
+"""The bots service as processes beside a table service process (real PostgreSQL, NATS),
+and beside the clock service too (`covered_stack`: its NATS keeps message schedules)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,11 @@ from typing import Any, ClassVar
 import pytest
 
 from kozyr.infra import free_port
+from tests.e2e.clock.conftest import (  # noqa: F401 (clock_nats_url: a fixture used here)
+    ClockStack,
+    _delete_clock_streams,
+    clock_nats_url,
+)
 from tests.e2e.conftest import Deployment, TableServiceProcess, deployed, service_env
 
 
@@ -73,3 +79,21 @@ async def bots_stack(
             yield stack
         finally:
             stack.stop()
+
+
+@pytest.fixture
+async def covered_stack(
+    database_url: str,
+    clock_nats_url: str,  # noqa: F811 (the fixture imported above)
+    subject_root: str,
+    tmp_path: Path,
+) -> AsyncIterator[tuple[BotsStack, ClockStack]]:
+    """One table service; start bots and clocks on it (`start_bots`, `start_clock`)."""
+    async with deployed(database_url, clock_nats_url, subject_root, tmp_path) as table:
+        bots, clocks = BotsStack(table, tmp_path), ClockStack(table, tmp_path)
+        try:
+            yield bots, clocks
+        finally:
+            bots.stop()
+            clocks.stop()
+            await _delete_clock_streams(clock_nats_url, subject_root)
