@@ -88,9 +88,10 @@ class HostMap:
         if name == "KOZYR_DATABASE_URL":
             assert urlsplit(value).hostname == "postgres", value
             return self.database_url
-        if name == "KOZYR_NATS_URL":
-            assert value == "nats://nats:4222", value
-            return self.nats_url
+        if name == "KOZYR_NATS_URL":  # nats://<service>:<password>@nats:4222
+            given, local = urlsplit(value), urlsplit(self.nats_url)
+            assert (given.hostname, given.port) == ("nats", 4222), value
+            return f"nats://{given.username}:{given.password}@{local.hostname}:{local.port}"
         for service, port in self.ports.items():
             value = value.replace(f"{service}:{self.grpc_ports[service]}", f"127.0.0.1:{port}")
         return value
@@ -143,15 +144,28 @@ def compose(tmp_path: Path) -> dict[str, Any]:
     return compose_config(REPO, env_file)
 
 
+NATS_CONFIG = "/etc/nats/nats.conf"
+
+
 @pytest.fixture
-def own_nats(tmp_path: Path) -> Iterator[str]:
-    """A NATS 2.12+ server (message schedules) for this test alone."""
-    server = EmbeddedNats(tmp_path / "nats")
+def own_nats(compose: dict[str, Any], tmp_path: Path) -> Iterator[str]:
+    """A NATS 2.12+ server (message schedules) for this test alone, with compose's users:
+    its configuration file and the passwords compose gives it."""
+    nats = compose["services"]["nats"]
+    assert nats["command"][:2] == ["--config", NATS_CONFIG], nats["command"]
+    (mounted,) = [v["source"] for v in nats["volumes"] if v.get("target") == NATS_CONFIG]
+    server = EmbeddedNats(tmp_path / "nats", config=Path(mounted), environment=nats["environment"])
     server.start()
     try:
         yield server.url
     finally:
         server.stop()
+    violations = [
+        line for line in (tmp_path / "nats.log").read_text().splitlines() if "Violation" in line
+    ]
+    assert not violations, "compose gives a service too few NATS rights:\n" + "\n".join(
+        violations[:5]
+    )
 
 
 @dataclass

