@@ -9,7 +9,12 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
+import grpc
+
 from kozyr.api.table.v1 import actions_pb2, views_pb2
+from kozyr.api.table.v1 import table_service_pb2_grpc as pb_grpc
+from kozyr.client import TableClient
+from kozyr.client.channel import channel_options
 from kozyr.runtime.auth import Role, mint_token
 
 JWT_KEY = "kozyr-test-secret-kozyr-test-secret-0123456789"
@@ -17,6 +22,31 @@ JWT_KEY = "kozyr-test-secret-kozyr-test-secret-0123456789"
 
 def token(subject: str, role: Role = Role.PLAYER) -> str:
     return mint_token(subject, role, key=JWT_KEY)
+
+
+OWN_CONNECTION = ("grpc.use_local_subchannel_pool", 1)
+"""A channel option: this channel opens its own TCP connection. Without it gRPC shares
+one connection between all the channels of a process that have the same options."""
+
+
+class PlayerClient(TableClient):
+    """A TableClient on a connection of its own, like a player on his own device.
+
+    Many clients of one test or bench process otherwise share a single HTTP/2
+    connection, which a service with several workers on one port (SO_REUSEPORT spreads
+    connections, not calls) would see as one client. Plain channel, same retry policy.
+    """
+
+    def __init__(self, target: str, token: str | None) -> None:
+        super().__init__(target, token)
+        self._shared = self._channel
+        options = [*channel_options(services=(self.SERVICE,)), OWN_CONNECTION]
+        self._channel = grpc.aio.insecure_channel(target, options=options)
+        self.stub = pb_grpc.TableServiceStub(self._channel)
+
+    async def close(self) -> None:
+        await self._shared.close()
+        await super().close()
 
 
 @dataclass

@@ -1,4 +1,5 @@
-"""`python -m kozyr.table`: the table service process (stops gracefully on SIGTERM)."""
+"""`python -m kozyr.table`: the table service process (stops gracefully on SIGTERM), or
+with KOZYR_TABLE_WORKERS > 1 the supervisor of that many on one port (kozyr.table.workers)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import asyncio
 import sys
 
 from kozyr.runtime import SettingsError, configure_logging_for, get_logger, load_settings
+from kozyr.table import workers
 from kozyr.table.service import REQUIRED_SETTINGS, TableService
 
 
@@ -20,6 +22,10 @@ async def run() -> None:
 
 def main() -> int:
     try:
+        settings = load_settings(required=REQUIRED_SETTINGS)
+        if workers.is_supervisor(settings):
+            configure_logging_for(settings)
+            return workers.supervise(settings)
         asyncio.run(run())
     except SettingsError as error:
         print(f"kozyr.table: {error}", file=sys.stderr)

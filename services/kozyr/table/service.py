@@ -15,7 +15,7 @@ from kozyr.bus.relay import OutboxRelay
 from kozyr.eventstore import PostgresEventStore
 from kozyr.runtime import AuthPolicy, GrpcServer, ServiceSpec, Settings, service_full_name
 from kozyr.runtime.auth import Role
-from kozyr.table import metrics
+from kozyr.table import metrics, workers
 from kozyr.table.app import TableApp
 from kozyr.table.edge import StoreErrorInterceptor
 from kozyr.table.listener import TableChangeListener
@@ -59,6 +59,7 @@ class TableService:
             [ServiceSpec(SERVICE_NAME, self._register)],
             auth=AUTH_POLICY,
             interceptors=[StoreErrorInterceptor()],
+            options=workers.reuse_port_options(settings),
         )
         self.servicer.shutting_down = self.server.shutting_down
         self.schema = SchemaWatch(settings.database_url, self.server, [SERVICE_NAME])

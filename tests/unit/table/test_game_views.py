@@ -297,6 +297,7 @@ def test_data_the_fast_way_refuses_is_filled_strictly() -> None:
 
     assert not fits(actions_pb2.Action, {"confirm_opener": {"opener_seat": Seat.SOUTH}})
     action = message_from(actions_pb2.Action, {"confirm_opener": {"opener_seat": Seat.SOUTH}})
+    assert isinstance(action, actions_pb2.Action)
     assert action.confirm_opener.opener_seat == 2
     with pytest.raises(ViewDriftError, match="opener_seat"):
         message_from(actions_pb2.Action, {"confirm_opener": {"opener_seat": True}})
