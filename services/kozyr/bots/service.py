@@ -65,6 +65,7 @@ class BotsService:
         self.tables = ServiceCaller(
             settings.table_target, settings.token_minter(), settings.jwt_ttl_seconds,
             BOTS_SUBJECT, interceptors=[self.inputs.interceptor()] if self.inputs else [],
+            credentials=settings.channel_credentials(),
         )  # fmt: skip
         self.player = Player(
             self.tables,
@@ -72,7 +73,9 @@ class BotsService:
             settings.bots_think_seconds,
             hard_budget_ms=settings.bots_hard_budget_ms,
         )
-        self.forwarding = TableClient(settings.table_target, None)
+        self.forwarding = TableClient(
+            settings.table_target, None, credentials=settings.channel_credentials()
+        )
         """The hints' channel to the table: no token of its own, each call sends the caller's."""
         self.hints = HintServicer(
             self.forwarding,
