@@ -65,6 +65,7 @@ from pathlib import Path
 
 import asyncpg
 import grpc
+import psutil
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from kozyr.api.common.v1 import games_pb2
@@ -77,6 +78,7 @@ from kozyr.table.service import SERVICE_NAME
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # run as a script
 from tests.bench.floor import FloorProcess, FloorResult, run_floor
+from tests.support.tables import PlayerClient
 
 JWT_KEY = "kozyr-bench-secret-kozyr-bench-secret-0123456789"
 START_TIMEOUT = 60.0
@@ -173,8 +175,18 @@ class ServiceProcess:
                 with contextlib.suppress(grpc.aio.AioRpcError):
                     reply = await health.Check(request, timeout=1.0, wait_for_ready=True)
                     if reply.status == health_pb2.HealthCheckResponse.SERVING:
-                        return
+                        break
                 await asyncio.sleep(0.1)
+            while self.workers > 1 and self.listening() < self.workers:  # noqa: ASYNC110
+                await asyncio.sleep(0.1)  # health answers once the first worker serves
+
+    def listening(self) -> int:
+        """Worker processes listening on the port."""
+        workers = psutil.Process(self.pid).children()
+        return sum(
+            any(c.laddr and c.laddr.port == self.port for c in w.net_connections(kind="tcp"))
+            for w in workers
+        )
 
     def stop(self) -> None:
         if self.process is None or self.process.poll() is not None:
@@ -309,14 +321,14 @@ async def open_tables(target: str, count: int, run: str, game: Game) -> list[Tab
             created = await matchmaker.create_table(game.code, players)
             if game.seat_watchers:
                 watchers = [
-                    Watcher(TableClient(target, token(p)), s) for s, p in enumerate(players)
+                    Watcher(PlayerClient(target, token(p)), s) for s, p in enumerate(players)
                 ]
             else:
-                watchers = [Watcher(TableClient(target, token(f"{run}-t{index}-spectator")), None)]
+                watchers = [Watcher(PlayerClient(target, token(f"{run}-t{index}-spectator")), None)]
             tables.append(
                 Table(
                     created.table_id,
-                    [TableClient(target, token(p)) for p in players],
+                    [PlayerClient(target, token(p)) for p in players],
                     watchers,
                     random.Random(index),
                 )
@@ -343,6 +355,8 @@ class Result:
     """Mean think time of an open-loop run (0: closed loop)."""
     floor: FloorResult | None = None
     """The floor measured at the same concurrency, just before."""
+    workers: int = 1
+    """Table-service worker processes (KOZYR_TABLE_WORKERS)."""
 
     @property
     def rate(self) -> float:
@@ -478,7 +492,7 @@ def ms(values: Sequence[float]) -> str:
 
 def report(results: Sequence[Result]) -> None:
     print(
-        "\ngame    tables  moves/table  loop     actions  seconds  actions/s   "
+        "\nworkers game    tables  moves/table  loop     actions  seconds  actions/s   "
         "SubmitAction ms         GetTable ms             append→watcher ms   refused"
         "  CPU service/clients  service CPU ms/action"
     )
@@ -489,8 +503,8 @@ def report(results: Sequence[Result]) -> None:
         per_table = "full game" if r.max_actions is None else f"first {r.max_actions}"
         loop = "closed" if r.think == 0 else f"open {r.think:.1f}s"
         print(
-            f"{r.game.name:<7}{r.tables:>7}  {per_table:>11}  {loop:<9}{r.actions:>7}  "
-            f"{r.seconds:7.1f}  {r.rate:9.0f}  "
+            f"{r.workers:>7} {r.game.name:<7}{r.tables:>7}  {per_table:>11}  {loop:<9}"
+            f"{r.actions:>7}  {r.seconds:7.1f}  {r.rate:9.0f}  "
             f"{ms(r.samples.submit)} {ms(r.samples.get)} {ms(r.samples.to_watcher)}"
             f"  {r.samples.refused:>7}  {100 * r.service_cpu / r.seconds:5.0f}% "
             f"{100 * r.client_cpu / r.seconds:5.0f}%  {r.cpu_ms_per_action:13.2f}"
@@ -515,11 +529,20 @@ def report(results: Sequence[Result]) -> None:
             continue
         rate_target = TARGET_RATE_RATIO[r.game.name]
         print(
-            f"  {r.game.name:<7}{r.tables:>4} tables: actions/s ÷ floor calls/s = "
-            f"{r.rate / at.rate:4.2f} (target ≥ {rate_target}); CPU per action ÷ floor CPU "
-            f"per call = {r.cpu_ms_per_action / at.cpu_ms_per_call:4.2f} (target ≤ "
+            f"  {r.game.name:<7}{r.tables:>4} tables, {r.workers} worker(s): actions/s ÷ floor "
+            f"calls/s = {r.rate / at.rate:4.2f} (target ≥ {rate_target}); CPU per action ÷ "
+            f"floor CPU per call = {r.cpu_ms_per_action / at.cpu_ms_per_call:4.2f} (target ≤ "
             f"{TARGET_CPU_RATIO})"
         )
+    single = [r for r in results if r.workers == 1 and r.game is THREE_FIVE_EIGHT and not r.think]
+    for r in results:
+        base = next((b for b in single if b.tables == r.tables), None)
+        if r.workers > 1 and base is not None:
+            print(
+                f"  {r.workers} workers against 1, {r.tables} 3-5-8 tables: actions/s "
+                f"×{r.rate / base.rate:.2f}, CPU per action ×"
+                f"{r.cpu_ms_per_action / base.cpu_ms_per_action:.2f}"
+            )
     for r in results:
         if r.think:
             print(
@@ -551,10 +574,33 @@ async def bench(args: argparse.Namespace, server_url: str, nats_url: str) -> lis
                 results.append(await measure(service, floor, floors, count, KHOZOR, args))
             if args.open_tables and results:
                 results.append(await open_loop(service, results, args))
-            return results
         finally:
             service.stop()
+        try:
+            for workers in args.scaling:
+                results.append(await scaled(database_url, nats_url, floor, floors, workers, args))
+            return results
+        finally:
             floor.stop()
+
+
+async def scaled(
+    database_url: str,
+    nats_url: str,
+    floor: FloorProcess,
+    floors: dict[int, FloorResult],
+    workers: int,
+    args: argparse.Namespace,
+) -> Result:
+    """The largest 3-5-8 run again on a service of `workers` worker processes."""
+    service = ServiceProcess(database_url, nats_url, workers=workers)
+    await service.start()
+    try:
+        await run(service, 2 * workers, 20)  # warm-up of every worker, roughly
+        result = await measure(service, floor, floors, max(args.tables), THREE_FIVE_EIGHT, args)
+    finally:
+        service.stop()
+    return replace(result, workers=workers)
 
 
 async def measure(
@@ -626,6 +672,13 @@ def parse_arguments() -> argparse.Namespace:
     )
     parser.add_argument("--open-seconds", type=float, default=30.0)
     parser.add_argument("--workers", type=int, default=1, help="KOZYR_TABLE_WORKERS")
+    parser.add_argument(
+        "--scaling",
+        type=int,
+        nargs="*",
+        default=[2],
+        help="worker counts the largest 3-5-8 run is repeated with (separate services)",
+    )
     parser.add_argument("--no-fsync", action="store_true", help="embedded PostgreSQL only")
     parser.add_argument("--profile", action="store_true", help="py-spy the largest run")
     return parser.parse_args()

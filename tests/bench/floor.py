@@ -29,8 +29,11 @@ from pathlib import Path
 import asyncpg
 import grpc
 
-from kozyr.client.channel import ServiceClient
+from kozyr.client.channel import ServiceClient, channel_options
 from kozyr.infra import free_port, libpq_dsn
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # run as a script
+from tests.support.tables import OWN_CONNECTION
 
 SERVICE = "kozyr.bench.v1.Floor"
 METHOD = f"/{SERVICE}/Commit"
@@ -93,13 +96,21 @@ async def serve(database_url: str, port: int) -> None:
 
 
 class FloorClient(ServiceClient):
-    """One caller of the floor: a channel like a TableClient's (token, retry policy)."""
+    """One caller of the floor: a channel like a PlayerClient's (token, retry policy, a
+    connection of its own)."""
 
     SERVICE = SERVICE
 
     def __init__(self, target: str, token: str) -> None:
         super().__init__(target, token)
+        self._shared = self._channel  # like PlayerClient: a connection of its own
+        options = [*channel_options(services=(SERVICE,)), OWN_CONNECTION]
+        self._channel = grpc.aio.insecure_channel(target, options=options)
         self._commit = self._channel.unary_unary(METHOD)
+
+    async def close(self) -> None:
+        await self._shared.close()
+        await super().close()
 
     async def commit(self, row: bytes, *, wait_for_ready: bool = False) -> bytes:
         reply: bytes = await self._commit(
