@@ -7,7 +7,10 @@ from pathlib import Path
 
 from kozyr.bus.rights import SERVICES, password_variable, server_config_template
 
-CONF = Path(__file__).resolve().parents[2] / "deploy/nats/nats.conf"
+REPO = Path(__file__).resolve().parents[2]
+CONF = REPO / "deploy/nats/nats.conf"
+DEV_COPY = REPO / "deploy/k8s/overlays/dev/nats.conf"
+"""kustomize reads files under its own folder only: the dev overlay holds a copy."""
 
 
 def test_the_committed_nats_config_is_the_rendered_one() -> None:
@@ -16,6 +19,7 @@ def test_the_committed_nats_config_is_the_rendered_one() -> None:
     assert body == server_config_template("kozyr"), (
         "regenerate deploy/nats/nats.conf (its header says how)"
     )
+    assert DEV_COPY.read_text() == CONF.read_text(), "copy it to the dev overlay too"
 
 
 def test_every_password_comes_from_the_environment() -> None:
