@@ -20,7 +20,7 @@ from typing import Any
 
 from kozyr.eventstore import ConcurrencyConflict, EventStore, NewEvent
 from kozyr.matchmaking import lobby as lobby_module
-from kozyr.matchmaking import texts
+from kozyr.matchmaking import metrics, texts
 from kozyr.matchmaking.decisions import Event
 from kozyr.matchmaking.lobby import STREAM, Lobby, decode, encode
 from kozyr.runtime.errors import KozyrError
@@ -106,6 +106,7 @@ class LobbyBook:
             )
         except ConcurrencyConflict:
             self.conflicts += 1
+            metrics.CONFLICTS.inc()
             return None
         if result.duplicate:
             return False

@@ -50,7 +50,8 @@ def party_code(lobby: Lobby, party_id: str) -> str:
 
 
 def check_free(lobby: Lobby, players: tuple[str, ...]) -> None:
-    """Each player has no active ticket and no unfinished table of ours."""
+    """Each player has no active ticket, no table of ours being opened and no
+    unfinished table of ours."""
     for player in players:
         ticket = lobby.ticket_of(player)
         if ticket is not None:
@@ -58,6 +59,8 @@ def check_free(lobby: Lobby, players: tuple[str, ...]) -> None:
         table_id = lobby.seated.get(player)
         if table_id is not None:
             raise texts.already_seated(player, table_id)
+        if player in lobby.placing:
+            raise texts.already_placing(player)
 
 
 def queue_players(lobby: Lobby, player_id: str, party_id: str, game: str) -> tuple[str, ...]:

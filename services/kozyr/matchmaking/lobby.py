@@ -181,6 +181,8 @@ class Lobby:
     tables: dict[str, SeatedTable] = field(default_factory=dict)
     seated: dict[str, str] = field(default_factory=dict)
     """player → the unfinished table matchmaking seated him at."""
+    placing: dict[str, str] = field(default_factory=dict)
+    """player → the decided match whose table is being opened."""
     waits: dict[str, deque[float]] = field(default_factory=dict)
     """game → the waits (seconds) of its latest matched tickets (estimates)."""
     made: OrderedDict[str, str] = field(default_factory=OrderedDict)
@@ -260,14 +262,22 @@ class Lobby:
             tickets=tuple(d["tickets"]),
         )
         self.matches[match.match_id] = match
+        for player in match.seat_of():
+            self.placing[player] = match.match_id
         waits = self.waits.setdefault(match.game, deque(maxlen=RECENT_WAITS))
         for ticket_id in match.tickets:
             ticket = self.tickets[ticket_id]
             ticket.match_id = match.match_id
             waits.append((match.decided_at - ticket.opened_at).total_seconds())
 
+    def _unplace(self, match: Match) -> None:
+        for player in match.seat_of():
+            if self.placing.get(player) == match.match_id:
+                del self.placing[player]
+
     def _on_MatchSeated(self, d: dict[str, Any]) -> None:
         match = self.matches.pop(d["match"])
+        self._unplace(match)
         seat_of = match.seat_of()
         table = SeatedTable(
             d["table"], match.game, tuple(seat_of.items()), datetime.fromisoformat(d["at"])
@@ -285,6 +295,7 @@ class Lobby:
 
     def _on_MatchReleased(self, d: dict[str, Any]) -> None:
         match = self.matches.pop(d["match"])
+        self._unplace(match)
         for ticket_id in match.tickets:
             self.tickets[ticket_id].match_id = None
 
@@ -377,11 +388,13 @@ def decode(data: dict[str, Any]) -> Lobby:
         for member in members:
             lobby.party_of[member] = party_id
     for m in data["matches"]:
-        lobby.matches[m["match"]] = Match(
+        match = lobby.matches[m["match"]] = Match(
             m["match"], m["game"], QueueOptions.decode(m["options"]),
             tuple(MatchSeat.decode(s) for s in m["seats"]), datetime.fromisoformat(m["at"]),
             tuple(m["tickets"]),
         )  # fmt: skip
+        for player in match.seat_of():
+            lobby.placing[player] = match.match_id
     for table_id, game, seats, at in data["tables"]:
         table = SeatedTable(
             table_id, game, tuple((p, int(s)) for p, s in seats), datetime.fromisoformat(at)

@@ -69,9 +69,9 @@ class MatchRules:
 
 
 def level_for(mu: float) -> str:
-    """The computer level for humans of mean skill `mu`. The bots play "easy" and
-    "normal" (docs/bots.md); "hard" is not offered until they play it."""
-    return "easy" if mu < 21.5 else "normal"
+    """The computer level for humans of mean skill `mu`: the level whose assumed skill
+    (`COMPUTER_SKILLS`: easy 18, normal 25, hard 30) is nearest."""
+    return min(COMPUTER_SKILLS, key=lambda level: abs(COMPUTER_SKILLS[level].mu - mu))
 
 
 def match_id(lobby: Lobby, tickets: Sequence[str]) -> str:

@@ -19,6 +19,7 @@ import structlog
 
 from kozyr.api.table.v1 import table_service_pb2 as table_pb
 from kozyr.client.caller import ServiceCaller
+from kozyr.matchmaking import metrics
 from kozyr.matchmaking.book import Decision, LobbyBook
 from kozyr.matchmaking.decisions import Event
 from kozyr.matchmaking.lobby import Lobby, Match
@@ -101,6 +102,7 @@ class Placer:
                 raise
             log.error("table refused a match: released", match_id=match.match_id,
                       code=error.code().name, details=error.details())  # fmt: skip
+            metrics.TABLES.labels("released").inc()
             await self._book.decide(
                 f"release:{match.match_id}",
                 lambda lobby: (
@@ -115,6 +117,7 @@ class Placer:
             f"seated:{match.match_id}",
             seated(match.match_id, response.table_id, at),
         )
+        metrics.TABLES.labels("seated").inc()
         log.info("match seated", match_id=match.match_id, table_id=response.table_id)
         return response.table_id
 

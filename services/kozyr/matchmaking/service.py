@@ -32,6 +32,7 @@ from kozyr.bus.subjects import PUBLIC_CHANNEL, category_filter
 from kozyr.bus.work import MessageWorker
 from kozyr.client.caller import ServiceCaller
 from kozyr.eventstore import PostgresEventStore
+from kozyr.matchmaking import metrics
 from kozyr.matchmaking.book import LobbyBook
 from kozyr.matchmaking.lobby import Lobby, Match
 from kozyr.matchmaking.matching import find_matches
@@ -179,7 +180,15 @@ class MatchmakingService:
         decided = [self.book.lobby.matches[d["match"]] for t, d in events if t == "MatchDecided"]
         for match in decided:
             log.info("match decided", match_id=match.match_id, tickets=list(match.tickets))
+            computers = any(seat.player_id is None for seat in match.seats)
+            metrics.MATCHES.labels(match.game, str(computers).lower()).inc()
+            for ticket_id in match.tickets:
+                ticket = self.book.lobby.tickets.get(ticket_id)
+                if ticket is not None:
+                    waited = (match.decided_at - ticket.opened_at).total_seconds()
+                    metrics.WAIT.labels(match.game).observe(waited)
             self.placer.place_soon(match)
+        metrics.SEARCHING.set(sum(1 for t in self.book.lobby.tickets.values() if not t.match_id))
         self.placer.place_overdue()
         await self.book.save_snapshot()
         return decided
@@ -198,6 +207,7 @@ class MatchmakingService:
         finished = event.table_finished
         seats = [SeatOutcome(r.seat, r.player_id, r.place, r.score) for r in finished.results]
         changed = await self.ratings.record(event.table_id, finished.game_id, seats)
+        metrics.RATED.inc(changed)
         table_id = event.table_id
         await self.book.decide(
             f"ended:{table_id}",

@@ -146,6 +146,18 @@ def already_seated(player_id: str, table_id: str) -> FailedPrecondition:
     )
 
 
+def already_placing(player_id: str) -> FailedPrecondition:
+    return FailedPrecondition(
+        "ALREADY_PLACING",
+        {
+            "en": f"A table is being opened for {player_id} right now: wait for it.",
+            "ro": f"Chiar acum se deschide o masă pentru {player_id}: așteptați-o.",
+            "it": f"Proprio ora si sta aprendo un tavolo per {player_id}: aspettalo.",
+        },
+        metadata={"playerId": player_id},
+    )
+
+
 def ticket_not_found(ticket_id: str) -> NotFound:
     return NotFound(
         "TICKET_NOT_FOUND",

@@ -284,6 +284,9 @@ def test_a_private_table_seats_the_party_and_computers() -> None:
     assert request.request_id == "match:m"
     assert request.game == games_pb2.GAME_KHOZOR_TEAMS
     assert [s.level for s in request.seats[2:]] == [seats_pb2.COMPUTER_LEVEL_EASY] * 6
+    with pytest.raises(FailedPrecondition) as placing:
+        open_ticket(lobby, ("bogdan",))
+    assert placing.value.reason == "ALREADY_PLACING"
     with pytest.raises(FailedPrecondition):
         decisions.private_match(
             lobby, player_id="ana", match_id="m2", game=THREE_FIVE_EIGHT,
@@ -299,6 +302,7 @@ def test_derived_ids_are_stable_per_player_and_request() -> None:
 def test_levels_suit_the_rating() -> None:
     assert level_for(15.0) == "easy"
     assert level_for(25.0) == "normal"
+    assert level_for(32.0) == "hard"
 
 
 # ---------------------------------------------------------------------------- ratings
