@@ -5,7 +5,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kozyr.bus.rights import SERVICES, password_variable, server_config_template
+import yaml
+
+from kozyr.bus.rights import (
+    SERVICES,
+    helm_authorization,
+    password_variable,
+    server_config_template,
+)
 
 REPO = Path(__file__).resolve().parents[2]
 CONF = REPO / "deploy/nats/nats.conf"
@@ -27,3 +34,11 @@ def test_every_password_comes_from_the_environment() -> None:
     for user in (*SERVICES, "kozyr-admin"):
         assert f'"password": ${password_variable(user)}' in text
     assert "no_auth_user" not in text, "a deployment lets nobody in without credentials"
+
+
+def test_the_prod_helm_values_carry_the_same_users() -> None:
+    values = yaml.safe_load((REPO / "deploy/k8s/overlays/prod/nats-values.yaml").read_text())
+    assert values["config"]["merge"] == helm_authorization("kozyr")
+    env = values["container"]["env"]
+    for user in (*SERVICES, "kozyr-admin"):
+        assert env[password_variable(user)]["valueFrom"]["secretKeyRef"]["name"] == "kozyr-nats"

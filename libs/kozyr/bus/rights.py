@@ -124,6 +124,22 @@ def server_config_template(root: str) -> str:
     return text + "\n"
 
 
+def helm_authorization(root: str) -> dict[str, object]:
+    """The same users for the NATS Helm chart's `config.merge` (prod overlay): passwords
+    as `<< $VAR >>`, which the chart writes unquoted, so the server reads them from its
+    environment."""
+    users: list[dict[str, object]] = [
+        {
+            "user": name,
+            "password": f"<< ${password_variable(name)} >>",
+            "permissions": permissions(name, root),
+        }
+        for name in SERVICES
+    ]
+    users.append({"user": ADMIN_USER, "password": f"<< ${password_variable(ADMIN_USER)} >>"})
+    return {"authorization": {"users": users}}
+
+
 def server_config(passwords: Mapping[str, str], root: str, *, anonymous_admin: bool) -> str:
     """A nats-server configuration (JSON) with one user per service of `passwords` (and
     `ADMIN_USER`, which must be among them); `anonymous_admin` lets a connection without
