@@ -131,15 +131,28 @@ class RatingBook:
         events = await self.store.read(stream_of(game, player_id))
         return _record(player_id, game, events), events
 
+    async def _tail(self, game: str, player_id: str, count: int) -> list[RecordedEvent]:
+        """The last `count` events of the player's stream (a player's history may be long)."""
+        stream = stream_of(game, player_id)
+        head = await self.store.head(stream)
+        if head is None:
+            return []
+        return await self.store.read(stream, from_version=max(0, head.version - count))
+
     async def rating(self, game: str, player_id: str) -> RatingRecord:
-        return (await self.read(game, player_id))[0]
+        events = await self._tail(game, player_id, 1)
+        if not events:
+            return _record(player_id, game, [])
+        skill = Skill.decode(events[-1].data["after"])
+        version = events[-1].position
+        return RatingRecord(player_id, game, skill, version, version)
 
     async def skills(self, game: str, players: Sequence[str]) -> dict[str, Skill]:
         return {p: (await self.rating(game, p)).skill for p in players}
 
-    async def history(self, game: str, player_id: str) -> list[RatedTable]:
-        _, events = await self.read(game, player_id)
-        return [rated_table(e) for e in events]
+    async def history(self, game: str, player_id: str, count: int) -> list[RatedTable]:
+        """The player's last `count` rated tables of the game, oldest first."""
+        return [rated_table(e) for e in await self._tail(game, player_id, count)]
 
     async def record(self, table_id: str, game: str, seats: Sequence[SeatOutcome]) -> int:
         """Rate one finished table; the number of ratings changed now (0 for a repeat).

@@ -370,7 +370,7 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
             )  # fmt: skip
         history = []
         for game in GAME_ENUMS:
-            history += await self._ratings.history(game, player)
+            history += await self._ratings.history(game, player, size)
         history.sort(key=lambda t: t.at, reverse=True)
         for rated in history[: max(0, size - len(found))]:
             found.append(

@@ -94,6 +94,24 @@ async def test_khozor_parties_stay_together_on_one_team(mm_stack: MatchmakingSta
     assert {s.player_id for s in finals["a1"].seats} == {"a1", "a2", "a3", "a4"}
 
 
+async def test_a_khozor_party_asking_for_computers_gets_them_on_the_other_team(
+    mm_stack: MatchmakingStack,
+) -> None:
+    await mm_stack.start_matchmaking()
+    party = await mm_stack.client("a1").create_party()
+    for friend in ("a2", "a3"):
+        await mm_stack.client(friend).join_party(party.code)
+    ticket = await mm_stack.client("a1").enter_queue(
+        KHOZOR, party_id=party.party_id, fill_with_computers=True
+    )
+    final = await final_state(mm_stack.client("a2"), ticket.ticket_id)
+    view = await mm_stack.tables("a3").get_table(final.table_id)
+    people = {s.seat % 2 for s in view.seats if s.player_id}
+    assert len(people) == 1  # the party on one team, a computer beside them
+    assert sum(1 for s in view.seats if not s.player_id) == 5
+    assert {s.level for s in view.seats if not s.player_id} == {seats_pb2.COMPUTER_LEVEL_NORMAL}
+
+
 async def test_a_private_table_for_a_party_with_computers(mm_stack: MatchmakingStack) -> None:
     await mm_stack.start_matchmaking()
     ana = mm_stack.client("ana")
