@@ -211,7 +211,11 @@ class Lobby:
     # ------------------------------------------------------------------ folding
 
     def apply(self, type_: str, data: dict[str, Any]) -> None:
-        """Fold one event (read from the log, or just appended) into the state."""
+        """Fold one event (read from the log, or just appended) into the state.
+
+        Every handler tolerates an event that the decisions would never have made (a
+        match seated twice, a party gone): a fold that raised would stop every replica
+        at that event for good, so the log's oddities are folded as no-ops instead."""
         handler = getattr(self, f"_on_{type_}", None)
         if handler is not None:  # an event type newer than this code is skipped
             handler(data)
@@ -266,9 +270,10 @@ class Lobby:
             self.placing[player] = match.match_id
         waits = self.waits.setdefault(match.game, deque(maxlen=RECENT_WAITS))
         for ticket_id in match.tickets:
-            ticket = self.tickets[ticket_id]
-            ticket.match_id = match.match_id
-            waits.append((match.decided_at - ticket.opened_at).total_seconds())
+            ticket = self.tickets.get(ticket_id)
+            if ticket is not None:
+                ticket.match_id = match.match_id
+                waits.append((match.decided_at - ticket.opened_at).total_seconds())
 
     def _unplace(self, match: Match) -> None:
         for player in match.seat_of():
@@ -276,7 +281,9 @@ class Lobby:
                 del self.placing[player]
 
     def _on_MatchSeated(self, d: dict[str, Any]) -> None:
-        match = self.matches.pop(d["match"])
+        match = self.matches.pop(d["match"], None)
+        if match is None:  # never decided so: nothing to fold (the decisions prevent it)
+            return
         self._unplace(match)
         seat_of = match.seat_of()
         table = SeatedTable(
@@ -289,15 +296,19 @@ class Lobby:
         for player in seat_of:
             self.seated[player] = table.table_id
         for ticket_id in match.tickets:
-            players = self.tickets[ticket_id].players
-            seats = tuple((p, seat_of[p]) for p in players)
-            self._close(ticket_id, "matched", table.table_id, seats)
+            ticket = self.tickets.get(ticket_id)
+            if ticket is not None:
+                seats = tuple((p, seat_of[p]) for p in ticket.players)
+                self._close(ticket_id, "matched", table.table_id, seats)
 
     def _on_MatchReleased(self, d: dict[str, Any]) -> None:
-        match = self.matches.pop(d["match"])
+        match = self.matches.pop(d["match"], None)
+        if match is None:
+            return
         self._unplace(match)
         for ticket_id in match.tickets:
-            self.tickets[ticket_id].match_id = None
+            if ticket_id in self.tickets:
+                self.tickets[ticket_id].match_id = None
 
     def _on_TableEnded(self, d: dict[str, Any]) -> None:
         table = self.tables.pop(d["table"], None)
@@ -314,15 +325,21 @@ class Lobby:
         self.codes[party.code] = party.party_id
 
     def _on_PartyJoined(self, d: dict[str, Any]) -> None:
-        self.parties[d["party"]].members.append(d["player"])
-        self.party_of[d["player"]] = d["party"]
+        party = self.parties.get(d["party"])
+        if party is not None and d["player"] not in party.members:
+            party.members.append(d["player"])
+            self.party_of[d["player"]] = d["party"]
 
     def _on_PartyLeft(self, d: dict[str, Any]) -> None:
-        self.parties[d["party"]].members.remove(d["player"])
-        del self.party_of[d["player"]]
+        party = self.parties.get(d["party"])
+        if party is not None and d["player"] in party.members:
+            party.members.remove(d["player"])
+            self.party_of.pop(d["player"], None)
 
     def _on_PartyDisbanded(self, d: dict[str, Any]) -> None:
-        party = self.parties.pop(d["party"])
+        party = self.parties.pop(d["party"], None)
+        if party is None:
+            return
         for member in party.members:
             self.party_of.pop(member, None)
         self.codes.pop(party.code, None)

@@ -366,3 +366,18 @@ def test_a_lobby_survives_its_snapshot_encoding() -> None:
     assert again.seated == lobby.seated
     assert again.party_of == lobby.party_of
     assert find_matches(again, at(100), RULES) == find_matches(lobby, at(100), RULES)
+
+
+def test_the_fold_survives_events_the_decisions_never_make() -> None:
+    lobby = Lobby()
+    odd = [
+        ("MatchSeated", {"match": "m", "table": "t", "at": T0.isoformat()}),
+        ("MatchReleased", {"match": "m", "reason": "refused"}),
+        ("PartyLeft", {"party": "p", "player": "ana"}),
+        ("PartyDisbanded", {"party": "p"}),
+        ("TableEnded", {"table": "t"}),
+        ("SomethingNewer", {}),
+    ]
+    fold(odd, lobby)
+    assert lobby.version == len(odd)
+    assert encode(lobby) == encode(Lobby(version=len(odd)))
