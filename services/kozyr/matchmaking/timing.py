@@ -4,7 +4,7 @@ Every time the lobby records (a ticket's opening, a match's decision) and every 
 measures (the search window, `fill_after`, a ticket's expiry) is read from one `Clock`.
 Production runs the wall clock. Tests move it: `KOZYR_MATCHMAKING_CLOCK_OFFSET_FILE`
 names a file holding a number of seconds that the clock runs ahead of the wall clock,
-read at every tick — a test writes 59 and then 61 into it to see a ticket not yet, and
+read at every tick — a test writes 50 and then 61 into it to see a ticket not yet, and
 then, filled with computers after `fill_after` 60 s, without sleeping a minute.
 """
 
