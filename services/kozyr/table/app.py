@@ -1,10 +1,10 @@
 """The table application: commands in, events appended, tables out.
 
 Transport-free (the gRPC servicer is a thin edge over it) so tests, benchmarks and the
-CLI can drive it directly. One path for every change: load the table, decide with the
-game's pure decider, let the table draw chance (fresh seeds) until a seat must act,
-append with the expected version, and retry on a concurrency conflict when the caller
-did not pin a version.
+CLI can drive it directly. One path for every change: take the table (the one this
+process holds, else loaded from the log), decide with the game's pure decider, let the
+table draw chance (fresh seeds) until a seat must act, append with the expected
+version, and on a concurrency conflict plan again on the table loaded from the log.
 """
 
 from __future__ import annotations
@@ -256,22 +256,36 @@ class TableApp:
         actor: Actor,
         key: str,
     ) -> Outcome:
-        """Load the table, plan the change, append it; only a lost race is retried.
+        """Plan the change on the table, append it; only a lost race is retried.
 
-        The append's version check is the truth between replicas: a conflict means
-        another append came first, so the change is planned again on the newer table.
-        A refusal first asks the store whether this very request was applied already
-        (a client's retry after a lost reply): then the first result is the answer.
+        The first plan uses the table this process holds, when it holds one, without
+        reading the log (a read per command was a third of a move's round trips): the
+        append's version check is the truth between replicas, so a held table that is
+        behind the log only loses the race, and a conflict means the change is planned
+        again on the table loaded from the log. A refusal is only ever given on the
+        log's word: one planned on the held table is planned again on the loaded one.
+        It first asks the store whether this very request was applied already (a
+        client's retry after a lost reply): then the first result is the answer.
         """
         stream = stream_of(table_id)
+        held = self.tables.cached(table_id)
         for _ in range(MAX_ATTEMPTS):
-            table = await self.load(table_id)
+            table = held or await self.load(table_id)
             try:
                 planned = plan(table)
+            except (_TurnClosed, _Unchanged):
+                if held is None:
+                    raise
+                held = None  # maybe only behind the log: ask the log
+                continue
             except KozyrError:
+                if held is not None:
+                    held = None
+                    continue
                 if await self._answered(stream, request_id, key):
                     return Outcome(await self.load(table_id), duplicate=True)
                 raise
+            held = None
             try:
                 result, deadline = await self._append(
                     table, planned.after, planned.events, request_id, actor, key
