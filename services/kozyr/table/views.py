@@ -229,9 +229,10 @@ def _fits(data: Any, spec: _Spec) -> bool:
 
 
 def _all_fit(items: list[Any], flags: int, check: frozenset[Any]) -> bool:
+    types = set(map(type, items))  # in C: no Python call per item
     if flags & _ENUM:
-        return all(type(item) is str and item in check for item in items)
-    return all(type(item) in check for item in items)
+        return types <= {str} and check.issuperset(items)
+    return types <= check
 
 
 def _parse(view: Mapping[str, Any], message: Message, game_id: str) -> Message:
