@@ -17,6 +17,7 @@ from typing import Any
 from google.protobuf.duration_pb2 import Duration
 from google.protobuf.timestamp_pb2 import Timestamp
 
+from kozyr.api.common.v1 import language_pb2
 from kozyr.api.matchmaking.v1 import matchmaking_service_pb2 as pb
 from kozyr.api.matchmaking.v1 import matchmaking_service_pb2_grpc as pb_grpc
 from kozyr.matchmaking import decisions, texts
@@ -28,11 +29,17 @@ from kozyr.matchmaking.ratebook import RatingBook, RatingRecord
 from kozyr.matchmaking.tablemaking import GAME_ENUMS, GAME_IDS
 from kozyr.matchmaking.timing import Clock
 from kozyr.runtime.auth import Role, current_principal
+from kozyr.runtime.interceptors import prefer_language
 
 _REQUEST_ID = re.compile(r"[\x21-\x7e]{1,128}")
 _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 _CODE = re.compile(r"[A-Za-z0-9]{6}")
 LEVEL_NAMES = {1: "easy", 2: "normal", 3: "hard"}
+LANGUAGES = {
+    language_pb2.LANGUAGE_EN: "en",
+    language_pb2.LANGUAGE_RO: "ro",
+    language_pb2.LANGUAGE_IT: "it",
+}
 STATES = {
     "searching": pb.TICKET_STATE_SEARCHING,
     "placing": pb.TICKET_STATE_PLACING,
@@ -138,6 +145,7 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
     async def EnterQueue(
         self, request: pb.EnterQueueRequest, context: Any
     ) -> pb.EnterQueueResponse:
+        prefer_language(LANGUAGES.get(request.language))
         player = current_principal().require(Role.PLAYER).subject
         request_id = _request_id(request.request_id)
         game = _game(request.game)

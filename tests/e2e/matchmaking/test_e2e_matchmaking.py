@@ -15,16 +15,19 @@ import nats
 import pytest
 
 from kozyr.api.common.v1 import games_pb2, seats_pb2
+from kozyr.api.common.v1.language_pb2 import LANGUAGE_RO
 from kozyr.api.matchmaking.v1 import matchmaking_service_pb2 as pb
 from kozyr.api.table.v1 import events_pb2
 from kozyr.bus.subjects import message_subject
+from kozyr.client import MatchmakingClient
 from kozyr.eventstore import PostgresEventStore
 from kozyr.matchmaking.ratebook import stream_of
-from kozyr.runtime.errors import error_reason
+from kozyr.runtime.auth import Role
+from kozyr.runtime.errors import error_details, error_reason
 from tests.e2e.bots.games import GAME_SECONDS
 from tests.e2e.matchmaking.conftest import MatchmakingStack, eventually, final_state
 from tests.e2e.players import ScriptedClient, chooser, play_table
-from tests.support.tables import Seat
+from tests.support.tables import Seat, token
 
 pytestmark = pytest.mark.e2e
 THREE = games_pb2.GAME_THREE_FIVE_EIGHT
@@ -259,6 +262,8 @@ async def test_ratings_count_each_table_once_under_redelivery(
 async def test_bad_input_is_refused_and_changes_nothing(mm_stack: MatchmakingStack) -> None:
     await mm_stack.start_matchmaking()
     ana = mm_stack.client("ana")
+    service = MatchmakingClient(mm_stack.replicas[0].target, token("admin-tool", Role.SERVICE))
+    mm_stack.clients.append(service)
     ticket = (await ana.enter_queue(THREE, request_id="r1")).ticket_id
     before = len(await mm_stack.lobby_events())
     cases = [
@@ -272,12 +277,27 @@ async def test_bad_input_is_refused_and_changes_nothing(mm_stack: MatchmakingSta
         (ana.join_party("ZZZZZZ"), "PARTY_NOT_FOUND"),
         (ana.leave_party(), "NOT_IN_PARTY"),
         (ana.leaderboard(THREE, page_size=500), "INVALID_PAGE_SIZE"),
+        (ana.leaderboard(THREE, page_token="abc"), "INVALID_PAGE_TOKEN"),
+        (ana.rating(THREE, "x" * 200), "INVALID_PLAYER_ID"),
+        (ana.my_tables("bogdan"), "ROLE_NOT_ALLOWED"),
+        (ana.create_private_table(THREE, computer_level=9), "INVALID_COMPUTER_LEVEL"),
+        (ana.create_private_table(THREE, fill_with_computers=False), "TABLE_NOT_FULL"),
+        (anext(aiter(mm_stack.client("bogdan").watch_ticket(ticket))), "NOT_YOUR_TICKET"),
+        (service.enter_queue(THREE), "ROLE_NOT_ALLOWED"),
+        (service.rating(THREE), "PLAYER_ID_REQUIRED"),
     ]
     for call, reason in cases:
         with pytest.raises(grpc.aio.AioRpcError) as refused:
             await call
         assert error_reason(refused.value) == reason
         assert refused.value.code() != grpc.StatusCode.INTERNAL
+    with pytest.raises(grpc.aio.AioRpcError) as romanian:
+        await ana.stub.EnterQueue(
+            pb.EnterQueueRequest(request_id="r2", game=THREE, language=LANGUAGE_RO),
+            metadata=ana.metadata,
+        )
+    assert error_details(romanian.value).messages["ro"].startswith("ana este deja")
+    assert next(iter(error_details(romanian.value).messages)) == "ro"
     repeat = await ana.enter_queue(THREE, request_id="r1")
     assert (repeat.ticket_id, repeat.duplicate) == (ticket, True)
     assert len(await mm_stack.lobby_events()) == before
