@@ -7,7 +7,8 @@ stream costs, and how many finished tables the ratings take per second.
 * matching (pure, one core): a queue of `--queue` searching tickets (3-5-8 singles and
   parties, then Khözör singles and parties; ratings spread like a real population, all
   waiting 30 s) and one `find_matches` over it — matches and tickets placed per second;
-  the same at a tenth of the size, to show how it scales;
+  the same at a tenth of the size, to show how it scales; and a sparse Khözör queue
+  where every ticket searches and none can fill a table (the search's worst case);
 * the lobby on PostgreSQL: `--tickets` EnterQueue decisions one after another through
   `LobbyBook` (each a catch-up, a decision and an append on `lobby-main`), then one tick
   that decides every match in one append, then a cold rebuild of the lobby from its
@@ -92,6 +93,25 @@ def bench_matching(size: int) -> None:
             f"matches, {placed:>6,} tickets placed in {seconds:.3f} s = "
             f"{len(matches) / seconds:>8,.0f} matches/s, {placed / seconds:>8,.0f} tickets/s"
         )
+
+
+def bench_sparse(size: int) -> None:
+    """The worst queue we know for the search: Khözör singles 0.5 mu apart, so that seven
+    fit in a fresh ticket's window and never eight — every anchor searches, none fills."""
+    lobby = Lobby()
+    for i in range(size):
+        player = f"s{i}"
+        events = decisions.enter(
+            lobby, ticket_id=str(uuid.UUID(int=i)), players=(player,), party_id="",
+            game=KHOZOR_TEAMS, options=QueueOptions(), fill_now=False,
+            skills={player: Skill(i * 0.5, 3.0)}, now=NOW,
+        )  # fmt: skip
+        fold(events, lobby)
+    started = time.perf_counter()
+    events = find_matches(lobby, NOW + timedelta(seconds=1), RULES)
+    seconds = time.perf_counter() - started
+    print(f"matching  a sparse Khözör queue of {size:,} singles: {len(events)} matches, "
+          f"one pass in {seconds:.3f} s")  # fmt: skip
 
 
 def entering(player: str, mu: float) -> Decision:
@@ -184,6 +204,7 @@ async def main() -> None:
     parser.add_argument("--tables", type=int, default=500)
     args = parser.parse_args()
     bench_matching(args.queue)
+    bench_sparse(args.queue // 2)
     with servers(durable=False) as (server_url, _nats_url):
         async with scratch_database(server_url) as database_url:
             await migrate(database_url)

@@ -48,7 +48,7 @@ from kozyr.matchmaking.ratings import COMPUTER_SKILLS, win_probability
 TEAM_SIZE = 4
 TEAM_SEATS = ((0, 2, 4, 6), (1, 3, 5, 7))
 """Khözör's teams: the even seats and the odd ones (kozyr.games.khozor_teams.model)."""
-SEARCH_LIMIT = 4_000
+SEARCH_LIMIT = 1_000
 """Groups tried per anchor ticket at most: a crowded queue stays fast, not exhaustive."""
 
 
@@ -194,39 +194,88 @@ def _acceptable(group: Sequence[Ticket], now: datetime, rules: MatchRules) -> bo
     return all(spread <= rules.window(_waited(t, now)) for t in group)
 
 
+def splittable(sizes: Sequence[int]) -> bool:
+    """Whether tickets of these sizes (parties whole) make two sides of at most four."""
+    total = sum(sizes)
+    if total > 2 * TEAM_SIZE:
+        return False
+    reachable = {0}
+    for size in sizes:
+        reachable |= {r + size for r in reachable if r + size <= TEAM_SIZE}
+    return any(total - r <= TEAM_SIZE for r in reachable)
+
+
 def _fits(game: str, group: Sequence[Ticket], full: bool) -> bool:
     """The group's players fit the table (all seats taken when `full`), parties whole."""
     size = sum(t.size for t in group)
+    if full and size != SEATS[game]:
+        return False
     if game != KHOZOR_TEAMS:
-        return size == SEATS[game] if full else size <= SEATS[game]
-    split = best_split(group)
-    return split is not None and (not full or size == SEATS[game])
+        return size <= SEATS[game]
+    return splittable([t.size for t in group])
 
 
-def _groups(anchor: Ticket, near: list[Ticket], seats: int) -> Iterator[list[Ticket]]:
-    """Groups holding the anchor, closest partners first, of at most `seats` players."""
+def _may_fill(anchor: Ticket, near: list[Ticket], seats: int, window: float) -> bool:
+    """Whether any stretch of ratings `window` wide around the anchor holds enough
+    players for a table — a quick bound that spares the search a hopeless queue."""
+    ordered = sorted([anchor, *near], key=lambda t: t.mu)
+    for i, low in enumerate(ordered):
+        if low.mu > anchor.mu:
+            break
+        players = 0
+        for ticket in ordered[i:]:
+            if ticket.mu - low.mu > window:
+                break
+            players += ticket.size
+        if players >= seats:
+            return True
+    return False
+
+
+def _full_groups(
+    anchor: Ticket, near: list[Ticket], seats: int, now: datetime, rules: MatchRules
+) -> Iterator[list[Ticket]]:
+    """Acceptable groups of exactly `seats` players holding the anchor, closest partners
+    first. A branch stops as soon as its spread passes the narrowest window in it
+    (adding tickets only widens the spread and narrows the windows), or when the
+    tickets left cannot fill the table."""
+    first = rules.window(_waited(anchor, now))
+    if not _may_fill(anchor, near, seats, first):
+        return
+    left = [0] * (len(near) + 1)
+    for i in range(len(near) - 1, -1, -1):
+        left[i] = left[i + 1] + near[i].size
     tried = 0
 
-    def grow(group: list[Ticket], size: int, start: int) -> Iterator[list[Ticket]]:
+    def grow(
+        group: list[Ticket], size: int, start: int, low: float, high: float, window: float
+    ) -> Iterator[list[Ticket]]:
         nonlocal tried
         tried += 1
         if tried > SEARCH_LIMIT:
             return
-        yield group
+        if size == seats:
+            yield group
+            return
+        if size + left[start] < seats:
+            return
         for i in range(start, len(near)):
             ticket = near[i]
-            if size + ticket.size <= seats:
-                yield from grow([*group, ticket], size + ticket.size, i + 1)
+            if size + ticket.size > seats:
+                continue
+            lo, hi = min(low, ticket.mu), max(high, ticket.mu)
+            narrowest = min(window, rules.window(_waited(ticket, now)))
+            if hi - lo <= narrowest:
+                yield from grow([*group, ticket], size + ticket.size, i + 1, lo, hi, narrowest)
 
-    yield from grow([anchor], anchor.size, 0)
+    yield from grow([anchor], anchor.size, 0, anchor.mu, anchor.mu, first)
 
 
 def _full_group(
     game: str, anchor: Ticket, near: list[Ticket], now: datetime, rules: MatchRules
 ) -> list[Ticket] | None:
-    for group in _groups(anchor, near, SEATS[game]):
-        full = sum(t.size for t in group) == SEATS[game]
-        if full and _acceptable(group, now, rules) and _fits(game, group, full=True):
+    for group in _full_groups(anchor, near, SEATS[game], now, rules):
+        if _fits(game, group, full=True):
             return group
     return None
 
