@@ -29,6 +29,7 @@ from kozyr.matchmaking.matching import (
     estimated_wait,
     find_matches,
     level_for,
+    splittable,
 )
 from kozyr.matchmaking.ratings import DEFAULT, MODEL, SeatOutcome, ordinal, rate, win_probability
 from kozyr.matchmaking.tablemaking import create_table_request
@@ -192,6 +193,15 @@ def test_khozor_fill_puts_computers_on_both_teams_as_needed() -> None:
     assert len({team[p] for p in ("a1", "a2", "a3")}) == 1
     assert len({team[p] for p in ("b1", "b2", "b3")}) == 1
     assert team["a1"] != team["b1"]
+
+
+@pytest.mark.parametrize(
+    ("sizes", "fits"),
+    [([3, 3, 2], False), ([3, 1, 3, 1], True), ([4, 4], True), ([4, 3, 1], True),
+     ([2, 2, 2, 2], True), ([3, 3], True), ([4, 4, 1], False), ([3, 2, 2], True)],
+)  # fmt: skip
+def test_parties_fit_two_teams_of_four_only_whole(sizes: list[int], fits: bool) -> None:
+    assert splittable(sizes) is fits
 
 
 def test_a_split_that_breaks_a_party_is_never_made() -> None:
