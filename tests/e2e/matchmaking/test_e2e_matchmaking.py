@@ -179,6 +179,18 @@ async def test_a_kill_between_decided_and_created_still_opens_one_table(
     assert [e.type for e in events].count("MatchSeated") == 1
 
 
+async def test_the_queue_is_rebuilt_from_the_log_after_a_kill(mm_stack: MatchmakingStack) -> None:
+    replica = await mm_stack.start_matchmaking()
+    waiting = {p: (await mm_stack.client(p).enter_queue(THREE)).ticket_id for p in ("ana", "bo")}
+    replica.kill()
+    await replica.start()  # nothing of the queue lives in the process
+    carla = (await mm_stack.client("carla").enter_queue(THREE)).ticket_id
+    finals = [await final_state(mm_stack.client(p), t) for p, t in waiting.items()]
+    finals.append(await final_state(mm_stack.client("carla"), carla))
+    assert {f.state for f in finals} == {pb.TICKET_STATE_MATCHED}
+    assert len({f.table_id for f in finals}) == 1
+
+
 async def test_two_replicas_never_seat_a_player_twice(mm_stack: MatchmakingStack) -> None:
     await mm_stack.start_matchmaking(tick_seconds=0.05)
     await mm_stack.start_matchmaking(tick_seconds=0.05)

@@ -31,6 +31,7 @@ from kozyr.matchmaking.matching import (
     level_for,
     splittable,
 )
+from kozyr.matchmaking.ratebook import Leaderboard, stream_of
 from kozyr.matchmaking.ratings import DEFAULT, MODEL, SeatOutcome, ordinal, rate, win_probability
 from kozyr.matchmaking.tablemaking import create_table_request
 from kozyr.runtime.errors import FailedPrecondition, PermissionDenied
@@ -346,6 +347,26 @@ def test_win_probability_is_openskills_predict_win() -> None:
 
     expected = MODEL.predict_win([ratings(team_a), ratings(team_b)])[0]
     assert win_probability(team_a, team_b) == pytest.approx(expected, abs=1e-12)
+
+
+def test_the_leaderboard_ranks_by_ordinal_and_keeps_the_newest() -> None:
+    board = Leaderboard()
+    board.offer("ana", THREE_FIVE_EIGHT, 3, Skill(30.0, 2.0))  # ordinal 24
+    board.offer("bo", THREE_FIVE_EIGHT, 5, Skill(35.0, 5.0))  # ordinal 20
+    board.offer("cy", THREE_FIVE_EIGHT, 1, Skill(25.0, 8.0))
+    board.offer("ana", THREE_FIVE_EIGHT, 2, Skill(10.0, 1.0))  # older: ignored
+    board.offer("dan", KHOZOR_TEAMS, 1, Skill(40.0, 1.0))
+    assert [p for p, _, _ in board.page(THREE_FIVE_EIGHT, 0, 10)] == ["ana", "bo", "cy"]
+    assert [p for p, _, _ in board.page(THREE_FIVE_EIGHT, 1, 1)] == ["bo"]
+    board.offer("cy", THREE_FIVE_EIGHT, 2, Skill(40.0, 1.0))
+    assert board.page(THREE_FIVE_EIGHT, 0, 1)[0][0] == "cy"
+
+
+def test_player_keys_are_stream_safe_and_apart() -> None:
+    assert stream_of(THREE_FIVE_EIGHT, "ana_1") == "rating-three_five_eight-p_ana_1"
+    odd = stream_of(KHOZOR_TEAMS, "Ștefan Ionescu")
+    assert odd.startswith("rating-khozor_teams-h_")
+    assert len(odd) == len("rating-khozor_teams-h_") + 64
 
 
 def test_ordinal_of_a_new_player_is_zero() -> None:
