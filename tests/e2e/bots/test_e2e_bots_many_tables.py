@@ -10,7 +10,8 @@ match is 200–430 moves, a 3-5-8 game (all its deals) ~950 — the run's longes
 to each of its moves, a third of a 3-5-8 game's). So: 2 3-5-8 games (easy and normal
 seats), opened first with a head start, and 18 Khözör matches, two of them with a
 `hard` seat — ~7,400 moves. Measured: 4 minutes under a load average of 8–10 (the
-play ~2 minutes, the checks of the twenty logs ~2); 6.5 minutes with 8 3-5-8 games.
+play ~2 minutes, the checks of the twenty logs ~2), 5.7 minutes under 11–13; 6.5
+minutes with 8 3-5-8 games (and hard seats in them) instead.
 """
 
 from __future__ import annotations
