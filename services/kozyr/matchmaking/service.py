@@ -59,6 +59,10 @@ AUTH_POLICY = AuthPolicy(
 )
 REQUIRED_SETTINGS = ("database_url", "nats_url", "jwt_key", "table_target")
 ACK_WAIT = 10.0
+RATING_CONCURRENCY = 8
+"""Finished tables rated at once by one replica (bench: ~1.6x one at a time). Two tables
+sharing a player rarely finish together; when they do, one append conflicts and that
+table is redelivered and rated again from the newer skills."""
 log = structlog.get_logger("kozyr.matchmaking")
 
 
@@ -138,7 +142,9 @@ class MatchmakingService:
             ordered_consumer=True,
             deliver_policy=DeliverPolicy.ALL,
         )
-        self._worker = MessageWorker(js, self._finished_consumer(), self.table_finished)
+        self._worker = MessageWorker(
+            js, self._finished_consumer(), self.table_finished, concurrency=RATING_CONCURRENCY
+        )
         await self._worker.start()
         self._ticker = asyncio.create_task(self._tick_forever(), name="matchmaking-ticks")
         self.server.add_shutdown_hook(self._close)
