@@ -13,9 +13,9 @@ from datetime import UTC, datetime, timedelta
 
 import nats
 import pytest
-from prometheus_client import REGISTRY
 from nats.aio.client import Client as NatsClient
 from nats.aio.msg import Msg
+from prometheus_client import REGISTRY
 
 from kozyr.bus.consumers import DurableConsumer
 from kozyr.bus.schedules import (
