@@ -30,6 +30,8 @@ from kozyr.bus.metrics import CONSUMER_PENDING, HANDLED
 log = structlog.get_logger(__name__)
 
 MessageHandler = Callable[[Msg], Awaitable[None]]
+HOLD_LIMIT = 10
+"""How many times a handler still working extends its message's `ack_wait`."""
 SCOOP_SECONDS = 0.005
 """After a first message, how long a fetch may wait for more already on their way."""
 
@@ -113,6 +115,7 @@ class MessageWorker:
         return self._concurrency - len(self._running)
 
     async def _handle(self, message: Msg) -> None:
+        keep_alive = asyncio.create_task(self._in_progress(message))
         try:
             await self._handler(message)
         except Exception as error:
@@ -130,7 +133,19 @@ class MessageWorker:
             with contextlib.suppress(Exception):
                 await message.ack()
         finally:
+            keep_alive.cancel()
             self._slots.release()
+
+    async def _in_progress(self, message: Msg) -> None:
+        """While a handler works, tell JetStream every half `ack_wait` that the message
+        is in hand, so it is not handed to another replica meanwhile (a bot searching,
+        a queue of work behind a slow call) — up to `HOLD_LIMIT` times: a handler that
+        hangs longer lets it go. A killed replica stops telling, and the message moves on
+        after one `ack_wait`."""
+        for _ in range(HOLD_LIMIT):
+            await asyncio.sleep(self.spec.ack_wait / 2)
+            with contextlib.suppress(Exception):
+                await message.in_progress()
 
     async def stop(self) -> None:
         """Stop pulling and let the handlers in flight finish (what is not acked is

@@ -29,7 +29,7 @@ from google.protobuf.message import DecodeError
 from nats.aio.msg import Msg
 
 from kozyr.api.common.v1 import seats_pb2
-from kozyr.api.table.v1 import events_pb2, views_pb2
+from kozyr.api.table.v1 import actions_pb2, events_pb2, views_pb2
 from kozyr.bots.khozor import signal_toggles
 from kozyr.bots.knowledge import Knowledge, deal_began, knowledge
 from kozyr.bots.levels import Level, NoMove, choose
@@ -87,6 +87,7 @@ class Player:
         self._level = level
         self._think = think_seconds
         self._budget = Budget(milliseconds=hard_budget_ms)
+        self._searching = asyncio.Semaphore(1)
 
     async def public_event(self, message: Msg) -> None:
         try:
@@ -110,8 +111,7 @@ class Player:
             await asyncio.sleep(self._think)
         for _ in range(ATTEMPTS):
             try:
-                async with asyncio.timeout(CALL_SECONDS):
-                    return await self._attempt(table_id, turn, seat)
+                return await self._attempt(table_id, turn, seat)
             except grpc.aio.AioRpcError as error:
                 REFUSED.labels(error_reason(error) or error.code().name).inc()
                 if error.code() in DONE_CODES:
@@ -123,28 +123,45 @@ class Player:
         raise RuntimeError(f"table {table_id} kept moving under the bot of seat {seat}")
 
     async def _attempt(self, table_id: str, turn: int, seat: int) -> bool:
-        view = await self._tables.table.get_table(table_id, seat=seat)
+        async with asyncio.timeout(CALL_SECONDS):
+            view = await self._tables.table.get_table(table_id, seat=seat)
         if view.finished or view.turn.number != turn or seat not in view.turn.seats:
             return False
-        view = await self._signal(table_id, turn, seat, view)
+        async with asyncio.timeout(CALL_SECONDS):
+            view = await self._signal(table_id, turn, seat, view)
         level = seat_level(view, seat, self._level)
-        known = await self._knowledge(table_id, seat, view) if level is Level.HARD else None
+        known = None
+        if level is Level.HARD:
+            async with asyncio.timeout(CALL_SECONDS):
+                known = await self._knowledge(table_id, seat, view)
         try:
-            with DECISION_SECONDS.labels(level).time():
-                action = choose(view, level, known, self._budget)
+            action = await self._decide(view, level, known)
         except NoMove:
             return False
-        answer = await self._tables.table.submit(
-            table_id,
-            action,
-            request_id=request_id(table_id, turn, seat),
-            expected_version=view.version,
-            seat=seat,
-        )
+        async with asyncio.timeout(CALL_SECONDS):
+            answer = await self._tables.table.submit(
+                table_id,
+                action,
+                request_id=request_id(table_id, turn, seat),
+                expected_version=view.version,
+                seat=seat,
+            )
         log.info("bot moved", table_id=table_id, turn=turn, seat=seat,
                  move=action.WhichOneof("action"), duplicate=answer.duplicate)  # fmt: skip
         MOVES.labels("duplicate" if answer.duplicate else "applied").inc()
         return not answer.duplicate
+
+    async def _decide(
+        self, view: views_pb2.TableView, level: Level, known: Knowledge | None
+    ) -> actions_pb2.Action:
+        """The level's move. A hard decision searches for its budget: it runs in a worker
+        thread, one at a time, so the event loop keeps serving the other tables' calls and
+        no call's timeout is spent on a search (each table call has its own)."""
+        with DECISION_SECONDS.labels(level).time():
+            if level is not Level.HARD:
+                return choose(view, level, known, self._budget)
+            async with self._searching:
+                return await asyncio.to_thread(choose, view, level, known, self._budget)
 
     async def _signal(
         self, table_id: str, turn: int, seat: int, view: views_pb2.TableView

@@ -91,6 +91,9 @@ async def _turn_seats(target: str, table_id: str) -> list[int]:
         return list((await admin.get_table(table_id)).turn.seats)
 
 
+PLAYERS_ELSEWHERE = ["dan", "eva", "filip"]
+
+
 async def _refusal(bots: str, who: str, table_id: str, role: Role = Role.PLAYER) -> ErrorDetails:
     async with BotsClient(bots, token(who, role), retry=False) as client:
         with pytest.raises(grpc.aio.AioRpcError) as caught:
@@ -148,7 +151,7 @@ async def test_not_his_turn_not_seated_and_another_tables_player_are_refused(
 ) -> None:
     table, bots = stack
     table_id = await _open(table.target)
-    other_table = await _open(table.target, players=["dan", "eva", "filip"])
+    other_table = await _open(table.target, players=PLAYERS_ELSEWHERE)
     acting = (await _turn_seats(table.target, table_id))[0]
     waiting = PLAYERS[(acting + 1) % 3]
 
@@ -158,7 +161,12 @@ async def test_not_his_turn_not_seated_and_another_tables_player_are_refused(
     for stranger in ("spectator", "dan"):  # unseated; seated at another table
         refused = await _refusal(bots, stranger, table_id)
         assert (refused.code, refused.reason) == (grpc.StatusCode.PERMISSION_DENIED, "NOT_SEATED")
-    assert (await _refusal(bots, "dan", other_table)).reason != "NOT_SEATED"  # his own: fine
+    dans_turn = PLAYERS_ELSEWHERE[(await _turn_seats(table.target, other_table))[0]] == "dan"
+    if not dans_turn:  # at his own table he is refused for the turn, never for the seat
+        assert (await _refusal(bots, "dan", other_table)).reason == "NOT_YOUR_TURN"
+    else:
+        async with BotsClient(bots, token("dan"), retry=False) as dan:
+            assert (await dan.suggest(other_table)).HasField("action")
     refused = await _refusal(bots, "matchmaker", table_id, Role.SERVICE)
     assert refused.code == grpc.StatusCode.PERMISSION_DENIED  # hints are for players only
     async with BotsClient(bots, None, retry=False) as anonymous:

@@ -157,3 +157,25 @@ async def test_a_stream_the_server_cannot_make_is_a_clear_error(
 ) -> None:
     with pytest.raises(SchedulesUnsupported, match="replicas"):
         await ensure_schedule_stream(nc, ScheduleStreamSpec(subject_root, replicas=3))
+
+
+async def test_a_long_handling_keeps_its_message_from_other_replicas(
+    nc: NatsClient, scheduler: MessageScheduler, subject_root: str
+) -> None:
+    """A handler working for 2.5 × ack_wait (a bot's search queued behind others) tells
+    JetStream the message is in hand: the other replica never gets it."""
+    fired = Fired(subject_root)
+
+    async def slow(message: Msg) -> None:
+        await asyncio.sleep(5.0)  # ack_wait is 2 s
+        await fired.handle(message)
+
+    workers = [_worker(nc, subject_root, slow, "patient") for _ in range(2)]
+    for worker in workers:
+        await worker.start()
+    await scheduler.schedule("turn", "slow", _in(0.5), b"x")
+    await fired.until(1)
+    await asyncio.sleep(3.0)  # a redelivery, had there been one, would be handled by now
+    for worker in workers:
+        await worker.stop()
+    assert fired.seen == [("slow", b"x", 1)], "handled once, delivered once"
