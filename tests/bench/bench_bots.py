@@ -18,7 +18,7 @@ other; Khözör: the measured level as team A, then as team B), so the cards can
   here (reproducible on any machine, default 8) — and separately `D` decisions of a
   hard seat at the production budget (`KOZYR_BOTS_HARD_BUDGET_MS`, 200 ms).
 
-Default (`N` = 4): about 10 minutes on one core.
+Default (`N` = 2): under 10 minutes on a free core; docs/bots.md reports `--games 4`.
 """
 
 from __future__ import annotations
@@ -83,7 +83,7 @@ def _timing(game_id: str, decisions: int, timings: Timings) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--games", type=int, default=4, help="seeds scale (default 4)")
+    parser.add_argument("--games", type=int, default=2, help="seeds scale (default 2)")
     parser.add_argument("--worlds", type=int, default=8, help="hard: worlds per decision")
     parser.add_argument("--timing", type=int, default=40, help="hard decisions at 200 ms")
     parser.add_argument("--only", choices=[THREE_FIVE_EIGHT, KHOZOR], help="one game only")
