@@ -137,17 +137,17 @@ def test_fingerprints_tell_commands_apart() -> None:
     assert len({base, fingerprint_command("x")}) == 2
 
 
-_TEXT = st.text(st.characters(exclude_characters="\x00", exclude_categories=("Cs",)))
-_KEYS = st.text(st.characters(max_codepoint=0xFFFF, exclude_categories=("Cs",)), max_size=8)
+_TEXT = st.text(st.characters(exclude_characters="\x00", exclude_categories=["Cs"]))
+_KEYS = st.text(st.characters(max_codepoint=0xFFFF, exclude_categories=["Cs"]), max_size=8)
 _JSON_VALUES = st.recursive(
     st.none()
     | st.booleans()
     | st.integers(-MAX_SAFE_INTEGER, MAX_SAFE_INTEGER)
-    | st.text(st.characters(exclude_characters="\x00", exclude_categories=("Cs",))),
+    | st.text(st.characters(exclude_characters="\x00", exclude_categories=["Cs"])),
     lambda inner: (
         st.lists(inner, max_size=4)
         | st.dictionaries(
-            st.text(st.characters(max_codepoint=0xFFFF, exclude_categories=("Cs",))),
+            st.text(st.characters(max_codepoint=0xFFFF, exclude_categories=["Cs"])),
             inner,
             max_size=4,
         )
