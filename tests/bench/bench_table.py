@@ -620,7 +620,8 @@ async def measure(
     capped = not args.full and count >= args.cap_from
     print(f"{game.name}: {count} table(s) …", file=sys.stderr)
     play = run(service, count, args.max_actions if capped else None, game)
-    if not (args.profile and game is THREE_FIVE_EIGHT and count == max(args.tables)):
+    profiled = args.profile and service.workers == 1
+    if not (profiled and game is THREE_FIVE_EIGHT and count == max(args.tables)):
         result = await play
     else:
         with tempfile.TemporaryDirectory() as scratch:

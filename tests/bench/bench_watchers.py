@@ -44,6 +44,7 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import grpc
 
@@ -63,11 +64,14 @@ from tests.bench.bench_table import (
     servers,
     token,
 )
+from tests.support.tables import PlayerClient
 
 DEFAULT_POLL_SECONDS = 10.0
 """The service's KOZYR_WATCH_POLL_SECONDS default: one batched version read per interval."""
 TARGET_CPU_PERCENT = 5.0
 TARGET_GET_P99_MS = 20.0
+TARGET_RSS_MIB = 1024
+TARGET_PLAY_P99_MS = 25.0
 CREATE_CONCURRENCY = 32
 OPEN_CONCURRENCY = 200
 """Streams being opened at once: each opening loads its table and builds a view."""
@@ -97,19 +101,20 @@ def rss_mib(pid: int) -> float:
 # -- tables -------------------------------------------------------------------------------
 
 
-async def create_tables(target: str, count: int) -> list[str]:
-    """`count` 3-5-8 tables, CREATE_CONCURRENCY CreateTable calls in flight at once."""
+async def create_tables(target: str, count: int) -> tuple[list[str], list[list[str]]]:
+    """`count` 3-5-8 tables, CREATE_CONCURRENCY CreateTable calls in flight at once:
+    their ids and each one's players, by seat."""
     run = uuid.uuid4().hex[:6]
     gate = asyncio.Semaphore(CREATE_CONCURRENCY)
+    seated = [[f"{run}-t{index}-p{seat}" for seat in range(3)] for index in range(count)]
     async with TableClient(target, token("watchbench-matchmaker", Role.SERVICE)) as client:
 
         async def create(index: int) -> str:
-            players = [f"{run}-t{index}-p{seat}" for seat in range(3)]
             async with gate:
-                created = await client.create_table(games_pb2.GAME_THREE_FIVE_EIGHT, players)
+                created = await client.create_table(games_pb2.GAME_THREE_FIVE_EIGHT, seated[index])
             return created.table_id
 
-        return list(await asyncio.gather(*(create(i) for i in range(count))))
+        return list(await asyncio.gather(*(create(i) for i in range(count)))), seated
 
 
 # -- watchers -----------------------------------------------------------------------------
@@ -199,6 +204,10 @@ class Window:
     failed_reads: int
     idle_views: int | None
     """Views the idle streams received in the window (None: no streams open)."""
+    submits: list[float] = field(default_factory=list)
+    """SubmitAction latencies of the tables in play, seconds (empty: none played)."""
+    player_reads: list[float] = field(default_factory=list)
+    """GetTable latencies of the players (the next seat's read), seconds."""
 
     def share(self, cpu: float) -> float:
         return 100 * cpu / self.seconds
@@ -272,6 +281,12 @@ class Run:
     """Everything one run measured, for the report."""
 
     tables: int
+    playing: int = 0
+    move_seconds: float = 0.0
+    rss_start: float = 0.0
+    """Before any table was created."""
+    rss_tables: float = 0.0
+    """After the tables were created and read, before the streams."""
     channels: int = 0
     poll_seconds: float = DEFAULT_POLL_SECONDS
     create_seconds: float = 0.0
@@ -305,13 +320,14 @@ async def measure_service(
 ) -> Run:
     """Create the tables, then the windows without streams, open them, the windows with."""
     print(f"creating {run.tables} tables …", file=sys.stderr)
+    run.rss_start = rss_mib(service.pid)
     started = time.perf_counter()
-    table_ids = await create_tables(service.target, run.tables)
+    table_ids, seated = await create_tables(service.target, run.tables)
     run.create_seconds = time.perf_counter() - started
     load = Load(table_ids, args.reads_per_second, seconds)
     async with TableClient(service.target, token("watchbench-reader")) as reader:
         await read_load(reader, table_ids, load.rate, time.perf_counter() + 2)  # warm-up
-        run.rss_before = rss_mib(service.pid)
+        run.rss_before = run.rss_tables = rss_mib(service.pid)
         run.windows += await load.windows("no watchers", service, reader, None)
         watchers = Watchers(service.target, args.per_channel)
         print(f"opening {run.tables} watch streams …", file=sys.stderr)
@@ -322,6 +338,12 @@ async def measure_service(
             run.channels = len(watchers.channels)
             run.rss_watching = rss_mib(service.pid)
             run.windows += await load.windows("watchers", service, reader, watchers)
+            if args.playing:
+                run.playing, run.move_seconds = args.playing, args.move_seconds
+                players = Players(service.target, table_ids[: args.playing], seated)
+                run.windows.append(
+                    await players.window(service, reader, load, watchers, args.move_seconds)
+                )
             run.streams_live = watchers.live
             run.rss_end = rss_mib(service.pid)
         finally:
@@ -356,6 +378,95 @@ class Load:
         ]
 
 
+@dataclass
+class Players:
+    """Three players per table in play, each with his own token and connection."""
+
+    target: str
+    table_ids: Sequence[str]
+    seated: Sequence[Sequence[str]]
+    submits: list[float] = field(default_factory=list)
+    reads: list[float] = field(default_factory=list)
+    refused: int = 0
+
+    async def window(
+        self,
+        service: ServiceProcess,
+        reader: TableClient,
+        load: Load,
+        watchers: Watchers,
+        move_seconds: float,
+    ) -> Window:
+        """`len(table_ids)` tables played at a human pace — after each move the next seat
+        reads its view and thinks a random time (exponential, `move_seconds` on average)
+        — while every stream stays open and the read load runs, for one window."""
+        name = f"watchers, {len(self.table_ids)} in play"
+        print(f"window: {name} ({load.seconds:.0f} s) …", file=sys.stderr)
+        until = time.perf_counter() + load.seconds
+        views_before = watchers.views
+        service_before, client_before = cpu_seconds(service.pid), cpu_seconds(os.getpid())
+        started = time.perf_counter()
+        playing = [
+            asyncio.create_task(self._play(i, until, move_seconds))
+            for i in range(len(self.table_ids))
+        ]
+        latencies, failed = await read_load(reader, load.table_ids, load.rate, until)
+        await asyncio.wait(playing, timeout=max(0.0, until - time.perf_counter()))
+        elapsed = time.perf_counter() - started
+        service_cpu = cpu_seconds(service.pid) - service_before
+        client_cpu = cpu_seconds(os.getpid()) - client_before
+        for task in playing:
+            task.cancel()
+        await asyncio.gather(*playing, return_exceptions=True)
+        return Window(
+            name,
+            elapsed,
+            service_cpu,
+            client_cpu,
+            latencies,
+            failed,
+            watchers.views - views_before,
+            self.submits,
+            self.reads,
+        )
+
+    async def _play(self, index: int, until: float, move_seconds: float) -> None:
+        table_id, rng = self.table_ids[index], random.Random(index)
+        clients = [PlayerClient(self.target, token(p)) for p in self.seated[index]]
+        try:
+            await asyncio.sleep(rng.uniform(0, move_seconds))  # tables start apart
+            view = await self._read(clients[0], table_id)
+            while time.perf_counter() < until and not view.finished:
+                seat = view.turn.seats[0]
+                if view.seat != seat:
+                    view = await self._read(clients[seat], table_id)
+                await asyncio.sleep(rng.expovariate(1 / move_seconds))
+                if time.perf_counter() >= until:
+                    return
+                started = time.perf_counter()
+                try:
+                    reply = await clients[seat].submit(
+                        table_id,
+                        rng.choice(list(view.legal_actions)),
+                        expected_version=view.version,
+                    )
+                except grpc.aio.AioRpcError:
+                    self.refused += 1
+                    view = await self._read(clients[seat], table_id)
+                    continue
+                self.submits.append(time.perf_counter() - started)
+                view = reply.view
+        finally:
+            for client in clients:
+                await client.close()
+
+    async def _read(self, client: TableClient, table_id: str) -> Any:
+        started = time.perf_counter()
+        view = await client.get_table(table_id)
+        self.reads.append(time.perf_counter() - started)
+        return view
+
+
 # -- report -------------------------------------------------------------------------------
 
 
@@ -385,10 +496,29 @@ def report(run: Run, rate: float) -> None:
             f"{w.share(w.client_cpu):11.1f}{latency(w.reads)}{w.failed_reads:8}{views:>12}"
         )
     print(
-        f"\nservice RSS: {run.rss_before:.0f} MiB before the streams, {run.rss_watching:.0f} "
-        f"MiB with them open, {run.rss_end:.0f} MiB at the end "
-        f"({run.streams_live} of {run.tables} streams still open)"
+        f"\nservice RSS: {run.rss_start:.0f} MiB before the tables, {run.rss_before:.0f} MiB "
+        f"with them, {run.rss_watching:.0f} MiB with the streams open, {run.rss_end:.0f} MiB "
+        f"at the end ({run.streams_live} of {run.tables} streams still open)"
     )
+    per_table = (run.rss_before - run.rss_start) * 1024 / run.tables
+    per_stream = (run.rss_watching - run.rss_before) * 1024 / run.tables
+    print(f"RSS per open table {per_table:.1f} KiB, per watch stream {per_stream:.1f} KiB")
+    for w in run.windows:
+        if w.submits:
+            p50, p99 = (percentile(w.submits, q) * 1000 for q in (0.5, 0.99))
+            reads_p99 = percentile(w.player_reads, 0.99) * 1000
+            print(
+                f"{run.playing} tables in play (a move every {run.move_seconds:g} s each, "
+                f"{len(w.submits) / w.seconds:.0f} moves/s): SubmitAction p50 / p99 "
+                f"{p50:.1f} / {p99:.1f} ms, the players' GetTable p99 {reads_p99:.1f} ms, "
+                f"service CPU {w.share(w.service_cpu):.0f} % of a core; views pushed "
+                f"{w.idle_views}"
+            )
+            print(
+                f"Target (issue 13): under {TARGET_RSS_MIB} MiB RSS, SubmitAction and GetTable "
+                f"p99 ≤ {TARGET_PLAY_P99_MS:g} ms, the idle streams < {TARGET_CPU_PERCENT:g} % "
+                "of a core (the idle window above)."
+            )
     ratios(run.windows)
     if run.failures:
         print(f"stream failures: {len(run.failures)}, e.g. {run.failures[0]}")
@@ -402,7 +532,7 @@ def ratios(windows: Sequence[Window]) -> None:
     """With the streams / without: GetTable latency, and the CPU the streams add."""
     if len(windows) < 4:
         return
-    idle_without, reads_without, idle_with, reads_with = windows
+    idle_without, reads_without, idle_with, reads_with = windows[:4]
     p50, p99 = (
         percentile(reads_with.reads, q) / percentile(reads_without.reads, q) for q in (0.50, 0.99)
     )
@@ -440,6 +570,12 @@ def parse_arguments() -> argparse.Namespace:
     parser.add_argument("--per-channel", type=int, default=100, help="streams per channel")
     parser.add_argument(
         "--poll-seconds", type=float, default=None, help="KOZYR_WATCH_POLL_SECONDS (default 10)"
+    )
+    parser.add_argument(
+        "--playing", type=int, default=1_000, help="tables played in the last window (0: none)"
+    )
+    parser.add_argument(
+        "--move-seconds", type=float, default=5.0, help="mean time between a table's moves"
     )
     parser.add_argument("--no-fsync", action="store_true", help="embedded PostgreSQL only")
     return parser.parse_args()
