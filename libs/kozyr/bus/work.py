@@ -30,6 +30,8 @@ from kozyr.bus.metrics import CONSUMER_PENDING, HANDLED
 log = structlog.get_logger(__name__)
 
 MessageHandler = Callable[[Msg], Awaitable[None]]
+STOP_GRACE = 5.0
+"""Seconds the handlers in flight get at a stop (under the server's shutdown grace)."""
 HOLD_LIMIT = 10
 """How many times a handler still working extends its message's `ack_wait`."""
 SCOOP_SECONDS = 0.005
@@ -147,12 +149,15 @@ class MessageWorker:
             with contextlib.suppress(Exception):
                 await message.in_progress()
 
-    async def stop(self) -> None:
-        """Stop pulling and let the handlers in flight finish (what is not acked is
-        redelivered, to this or another replica)."""
+    async def stop(self, grace: float = STOP_GRACE) -> None:
+        """Stop pulling and give the handlers in flight `grace` seconds to finish; the
+        rest are cancelled. What is not acked is redelivered, to this or another replica."""
         self._stopping.set()
         if self._task is not None:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
         if self._running:
+            _, late = await asyncio.wait(set(self._running), timeout=grace)
+            for task in late:
+                task.cancel()
             await asyncio.gather(*self._running, return_exceptions=True)

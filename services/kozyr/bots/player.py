@@ -157,10 +157,11 @@ class Player:
         """The level's move. A hard decision searches for its budget: it runs in a worker
         thread, one at a time, so the event loop keeps serving the other tables' calls and
         no call's timeout is spent on a search (each table call has its own)."""
-        with DECISION_SECONDS.labels(level).time():
-            if level is not Level.HARD:
+        if level is not Level.HARD:
+            with DECISION_SECONDS.labels(level).time():
                 return choose(view, level, known, self._budget)
-            async with self._searching:
+        async with self._searching:
+            with DECISION_SECONDS.labels(level).time():
                 return await asyncio.to_thread(choose, view, level, known, self._budget)
 
     async def _signal(
