@@ -2,6 +2,7 @@
 
     .venv/bin/python tests/bench/bench_watchers.py [--tables 10000] [--window 30]
                                                    [--reads-per-second 30] [--per-channel 100]
+                                                   [--playing 1000] [--move-seconds 5]
                                                    [--poll-seconds S] [--no-fsync]
 
 Issue 8, defect 2: 2,600 idle watch streams on 2,600 tables used to take 99 % of a core
@@ -12,7 +13,7 @@ process cost under 5 % of a core and leave GetTable p99 under 20 ms.
 PostgreSQL and NATS come from $KOZYR_DATABASE_URL / $KOZYR_NATS_URL, else kozyr.infra
 starts embedded servers (fsync on unless --no-fsync). The table service runs as its own
 process (`python -m kozyr.table`, as deployed) on a scratch database. `--tables` 3-5-8
-tables are created (bounded concurrency), then the service is measured over four
+tables are created (bounded concurrency), then the service is measured over five
 windows of `--window` seconds (at least three watch-poll intervals each):
 
 * no watchers, idle    nothing but the service's own background work;
@@ -22,7 +23,11 @@ windows of `--window` seconds (at least three watch-poll intervals each):
                        channels of `--per-channel` streams each (each channel its own
                        HTTP/2 connection), every stream's first view read, then nothing
                        happens on any table;
-* watchers, reads      the same streams and the same read load as the second window.
+* watchers, reads      the same streams and the same read load as the second window;
+* watchers, N in play  (issue 13) the first `--playing` tables played at a human pace
+                       — after each move the next seat reads its view and thinks a
+                       random time, `--move-seconds` on average — players on their own
+                       connections, the streams and the read load as before.
 
 Per window: the service's CPU as % of one core, GetTable p50 / p99 / max, and the views
 the idle streams received (0 expected: nothing changes). Also: the service's RSS before
