@@ -2,7 +2,7 @@
 
     .venv/bin/python tests/bench/bench_table.py [--tables 1 10 100] [--khozor-tables 100]
         [--max-actions 100] [--open-tables 300] [--open-seconds 30] [--workers 1]
-        [--full] [--no-fsync] [--profile]
+        [--scaling 2] [--full] [--no-fsync] [--profile]
 
 PostgreSQL and NATS come from $KOZYR_DATABASE_URL / $KOZYR_NATS_URL, else kozyr.infra
 starts embedded servers in a temporary directory (fsync on unless --no-fsync). A
@@ -34,7 +34,8 @@ per seat, each on its own seat's view. Measured per run:
 Closed loop: every player moves as soon as it is his turn (saturation). Open loop
 (`--open-tables`): that many 3-5-8 tables whose players think an exponential random
 time before each move, offered 60 % of the largest closed-loop 3-5-8 run's throughput,
-for `--open-seconds`.
+for `--open-seconds`. `--scaling N`: the largest 3-5-8 run again on a service of N
+worker processes (KOZYR_TABLE_WORKERS), and the ratio to one worker.
 
 --profile samples the service process with py-spy during the largest 3-5-8 run and
 prints its busiest functions (self and inclusive share of the samples in which the
