@@ -18,6 +18,8 @@ import nats
 from nats.aio.msg import Msg
 
 from kozyr.api.table.v1 import events_pb2
+from kozyr.bus.streams import EventStreamSpec, ensure_stream
+from kozyr.bus.subjects import PUBLIC_CHANNEL
 
 EXPIRED = events_pb2.TURN_END_EXPIRED
 
@@ -45,6 +47,9 @@ class PublicTap:
     async def start(self) -> None:
         self._nc = await nats.connect(self.nats_url)
         js = self._nc.jetstream()
+        # The table service's relay makes the stream in the background: make sure it is
+        # there before subscribing (idempotent), or the subscription finds no stream.
+        await ensure_stream(js, EventStreamSpec(PUBLIC_CHANNEL, self.root))
         await js.subscribe(f"{self.root}.public.table.>", cb=self._on, ordered_consumer=True)
 
     async def _on(self, message: Msg) -> None:
