@@ -27,6 +27,7 @@ from kozyr.bots.levels import Level, NoMove, choose
 from kozyr.bots.limiter import TokenBuckets
 from kozyr.bots.metrics import HINTS
 from kozyr.client.table import TableClient
+from kozyr.client.texts import table_service_unavailable
 from kozyr.runtime.auth import Role, bearer_token, current_principal
 from kozyr.runtime.errors import KozyrError, from_rpc_error
 from kozyr.runtime.interceptors import LANGUAGE_KEY, call_metadata, metadata_value
@@ -98,5 +99,5 @@ class HintServicer(pb_grpc.BotsServiceServicer):
         except grpc.aio.AioRpcError as error:
             if error.code() in PASSED_ON:
                 raise from_rpc_error(error) from None
-            raise texts.table_service_unavailable() from None
+            raise table_service_unavailable() from None
         return answer.view

@@ -10,7 +10,6 @@ from kozyr.runtime.errors import (
     FailedPrecondition,
     PermissionDenied,
     ResourceExhausted,
-    Unavailable,
 )
 
 
@@ -69,16 +68,5 @@ def too_many_hints(per_second: float, burst: int, retry_seconds: float) -> Resou
             "burst": str(burst),
             "perSecond": f"{per_second:g}",
             "retryAfterSeconds": f"{retry_seconds:.3f}",
-        },
-    )
-
-
-def table_service_unavailable() -> Unavailable:
-    return Unavailable(
-        "TABLE_SERVICE_UNAVAILABLE",
-        {
-            "en": "The table service cannot be reached right now: try again shortly.",
-            "ro": "Serviciul meselor nu poate fi contactat acum: încercați din nou în curând.",
-            "it": "Il servizio dei tavoli non è raggiungibile ora: riprova tra poco.",
         },
     )

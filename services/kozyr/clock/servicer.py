@@ -13,6 +13,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 
 from kozyr.api.clock.v1 import clock_service_pb2 as pb
 from kozyr.api.clock.v1 import clock_service_pb2_grpc as pb_grpc
+from kozyr.client.texts import table_service_unavailable
 from kozyr.clock import texts
 from kozyr.clock.covering import Covering
 from kozyr.clock.presence import PresenceBook, has_presence
@@ -93,11 +94,11 @@ class ClockServicer(pb_grpc.ClockServiceServicer):
             async with asyncio.timeout(CALL_SECONDS):
                 return await self._tables.table.get_table(table_id)
         except TimeoutError:
-            raise texts.table_service_unavailable() from None
+            raise table_service_unavailable() from None
         except grpc.aio.AioRpcError as error:
             if error.code() == grpc.StatusCode.NOT_FOUND:
                 raise texts.table_not_found(table_id) from None
-            raise texts.table_service_unavailable() from None
+            raise table_service_unavailable() from None
 
 
 def _duration(value: timedelta) -> Duration:

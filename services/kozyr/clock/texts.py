@@ -7,7 +7,6 @@ from kozyr.runtime.errors import (
     InvalidArgument,
     NotFound,
     PermissionDenied,
-    Unavailable,
 )
 
 MAX_PRESENCE_IDS = 100
@@ -98,16 +97,5 @@ def table_finished(table_id: str) -> FailedPrecondition:
             "en": f"Table {table_id} has finished: its voice channel is closed.",
             "ro": f"Masa {table_id} s-a încheiat: canalul ei vocal este închis.",
             "it": f"Il tavolo {table_id} è finito: il suo canale vocale è chiuso.",
-        },
-    )
-
-
-def table_service_unavailable() -> Unavailable:
-    return Unavailable(
-        "TABLE_SERVICE_UNAVAILABLE",
-        {
-            "en": "The table service cannot be reached right now: try again shortly.",
-            "ro": "Serviciul meselor nu poate fi contactat acum: încercați din nou în curând.",
-            "it": "Il servizio dei tavoli non è raggiungibile ora: riprova tra poco.",
         },
     )

@@ -20,6 +20,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from kozyr.api.common.v1 import language_pb2
 from kozyr.api.matchmaking.v1 import matchmaking_service_pb2 as pb
 from kozyr.api.matchmaking.v1 import matchmaking_service_pb2_grpc as pb_grpc
+from kozyr.client.texts import table_service_unavailable
 from kozyr.matchmaking import decisions, texts
 from kozyr.matchmaking.book import LobbyBook
 from kozyr.matchmaking.lobby import Lobby, Party, QueueOptions
@@ -319,7 +320,7 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
                 await asyncio.wait_for(self._placer.place_soon(match), PLACE_SECONDS)
         table_id = self._book.lobby.made.get(match_id)
         if table_id is None:
-            raise texts.table_service_unavailable()
+            raise table_service_unavailable()
         table = self._book.lobby.tables.get(table_id)
         seats = table.seats if table else ()
         return pb.CreatePrivateTableResponse(

@@ -301,17 +301,6 @@ def table_not_full(players: int, seats: int) -> FailedPrecondition:
     )
 
 
-def table_service_unavailable() -> Unavailable:
-    return Unavailable(
-        "TABLE_SERVICE_UNAVAILABLE",
-        {
-            "en": "The table service cannot be reached right now: try again shortly.",
-            "ro": "Serviciul meselor nu poate fi contactat acum: încercați din nou în curând.",
-            "it": "Il servizio dei tavoli non è raggiungibile ora: riprova tra poco.",
-        },
-    )
-
-
 def busy() -> Unavailable:
     return Unavailable(
         "LOBBY_BUSY",
