@@ -32,7 +32,6 @@ import argparse
 import asyncio
 import contextlib
 import os
-import signal
 import subprocess
 import sys
 import tempfile
@@ -56,6 +55,7 @@ from kozyr.client import ClockClient, TableClient
 from kozyr.clock.service import SERVICE_NAME as CLOCK
 from kozyr.eventstore import migrate
 from kozyr.infra import EmbeddedNats, free_port
+from kozyr.infra.servers import stop_process
 from kozyr.runtime.auth import Role
 from kozyr.table.service import SERVICE_NAME as TABLE
 
@@ -121,14 +121,7 @@ class Process:
                 await asyncio.sleep(0.1)
 
     def stop(self) -> None:
-        if self.process is None or self.process.poll() is not None:
-            return
-        self.process.send_signal(signal.SIGTERM)
-        try:
-            self.process.wait(20)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+        stop_process(self.process)
 
 
 @dataclass

@@ -74,6 +74,7 @@ from kozyr.api.table.v1 import views_pb2
 from kozyr.client import TableClient
 from kozyr.eventstore import migrate
 from kozyr.infra import free_port, libpq_dsn, provision
+from kozyr.infra.servers import stop_process
 from kozyr.runtime.auth import Role, mint_token
 from kozyr.table.service import SERVICE_NAME
 
@@ -190,14 +191,7 @@ class ServiceProcess:
         )
 
     def stop(self) -> None:
-        if self.process is None or self.process.poll() is not None:
-            return
-        self.process.send_signal(signal.SIGTERM)
-        try:
-            self.process.wait(20)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+        stop_process(self.process)
 
 
 # -- one table ----------------------------------------------------------------------------

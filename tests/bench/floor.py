@@ -31,6 +31,7 @@ import grpc
 
 from kozyr.client.channel import ServiceClient, channel_options
 from kozyr.infra import free_port, libpq_dsn
+from kozyr.infra.servers import stop_process
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # run as a script
 from tests.support.tables import OWN_CONNECTION
@@ -152,14 +153,7 @@ class FloorProcess:
                 await asyncio.sleep(0.1)
 
     def stop(self) -> None:
-        if self.process is None or self.process.poll() is not None:
-            return
-        self.process.send_signal(signal.SIGTERM)
-        try:
-            self.process.wait(20)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+        stop_process(self.process)
 
 
 @dataclass(frozen=True)

@@ -156,7 +156,10 @@ def _wait_for_port(port: int, proc: subprocess.Popen[bytes], what: str, timeout:
     raise RuntimeError(f"{what} did not open port {port} within {timeout:.0f}s")
 
 
-def _stop(proc: subprocess.Popen[bytes] | None, sig: int, timeout: float) -> None:
+def stop_process(
+    proc: subprocess.Popen[bytes] | None, sig: int = signal.SIGTERM, timeout: float = 20.0
+) -> None:
+    """Send `sig` to a child still running and wait for it; SIGKILL after `timeout`."""
     if proc is None or proc.poll() is not None:
         return
     proc.send_signal(sig)
@@ -271,7 +274,7 @@ class EmbeddedPostgres:
 
     def stop(self) -> None:
         """Fast shutdown (SIGINT): open transactions roll back, committed data stays."""
-        _stop(self._proc, signal.SIGINT, 30)
+        stop_process(self._proc, signal.SIGINT, 30)
         self._proc = None
         if self._log is not None:
             self._log.close()
@@ -356,7 +359,7 @@ class EmbeddedNats:
 
     def stop(self) -> None:
         """Graceful stop (SIGTERM); JetStream data stays in the store directory."""
-        _stop(self._proc, signal.SIGTERM, 15)
+        stop_process(self._proc, signal.SIGTERM, 15)
         self._proc = None
         if self._log is not None:
             self._log.close()
@@ -364,7 +367,7 @@ class EmbeddedNats:
 
     def kill(self) -> None:
         """SIGKILL: the server dies as in a crash."""
-        _stop(self._proc, signal.SIGKILL, 15)
+        stop_process(self._proc, signal.SIGKILL, 15)
         self._proc = None
 
     @property
