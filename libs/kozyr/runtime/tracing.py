@@ -18,7 +18,6 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import grpc
-from opentelemetry import context as otel_context
 from opentelemetry import propagate, trace
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import TracerProvider
@@ -135,8 +134,3 @@ class TraceContextClientInterceptor(
         self, continuation: Callable[..., Any], details: Any, request: Any
     ) -> Any:
         return await continuation(_with_context(details), request)
-
-
-def current_trace_id() -> int:
-    """The current span's trace id (0 outside a trace)."""
-    return trace.get_current_span(otel_context.get_current()).get_span_context().trace_id
