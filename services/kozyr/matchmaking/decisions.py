@@ -51,12 +51,12 @@ def party_code(lobby: Lobby, party_id: str) -> str:
 
 def check_free(lobby: Lobby, players: tuple[str, ...]) -> None:
     """Each player has no active ticket, no table of ours being opened and no
-    unfinished table of ours."""
+    unfinished table (ours, or one we noticed opened by someone else)."""
     for player in players:
         ticket = lobby.ticket_of(player)
         if ticket is not None:
             raise texts.already_queued(player, ticket.ticket_id)
-        table_id = lobby.seated.get(player)
+        table_id = lobby.table_of(player)
         if table_id is not None:
             raise texts.already_seated(player, table_id)
         if player in lobby.placing:
@@ -232,3 +232,20 @@ def decided(
             "at": now.isoformat(),
         },
     )
+
+
+def table_noticed(
+    lobby: Lobby, table_id: str, game: str, seats: list[tuple[str, int]], now: datetime
+) -> list[Event]:
+    """A table opened by anyone (its public `TableOpened`): its players count as seated
+    until it finishes. Nothing for a table known or finished, or one without players."""
+    if table_id in lobby.tables or table_id in lobby.ended or not seats:
+        return []
+    data = {"table": table_id, "game": game, "seats": [list(s) for s in seats]}
+    return [("TableNoticed", {**data, "at": now.isoformat()})]
+
+
+def table_ended(lobby: Lobby, table_id: str) -> list[Event]:
+    """A table finished (its public `TableFinished`): its players are free again, and
+    a late `TableOpened` of it seats nobody. Nothing the second time."""
+    return [] if table_id in lobby.ended else [("TableEnded", {"table": table_id})]

@@ -158,7 +158,9 @@ class Party:
 
 @dataclass(frozen=True, slots=True)
 class SeatedTable:
-    """A table matchmaking opened that has not finished yet."""
+    """An unfinished table with players at it: one matchmaking opened (`MatchSeated`),
+    or one it noticed on the public events (`TableNoticed`: an operator's `CreateTable`,
+    another service's)."""
 
     table_id: str
     game: str
@@ -179,8 +181,12 @@ class Lobby:
     codes: dict[str, str] = field(default_factory=dict)
     matches: dict[str, Match] = field(default_factory=dict)
     tables: dict[str, SeatedTable] = field(default_factory=dict)
-    seated: dict[str, str] = field(default_factory=dict)
-    """player → the unfinished table matchmaking seated him at."""
+    seated: dict[str, list[str]] = field(default_factory=dict)
+    """player → his unfinished tables, oldest first (usually one; an operator may seat
+    a player at several)."""
+    ended: OrderedDict[str, None] = field(default_factory=OrderedDict)
+    """The latest `OUTCOMES_KEPT` finished tables: a table's `TableOpened` handled after
+    its `TableFinished` (two consumers, redeliveries) must not seat its players again."""
     placing: dict[str, str] = field(default_factory=dict)
     """player → the decided match whose table is being opened."""
     waits: dict[str, deque[float]] = field(default_factory=dict)
@@ -193,6 +199,11 @@ class Lobby:
     def ticket_of(self, player_id: str) -> Ticket | None:
         ticket_id = self.by_player.get(player_id)
         return self.tickets.get(ticket_id) if ticket_id else None
+
+    def table_of(self, player_id: str) -> str | None:
+        """The player's latest unfinished table, if any."""
+        tables = self.seated.get(player_id)
+        return tables[-1] if tables else None
 
     def party_with(self, player_id: str) -> Party | None:
         party_id = self.party_of.get(player_id)
@@ -289,12 +300,10 @@ class Lobby:
         table = SeatedTable(
             d["table"], match.game, tuple(seat_of.items()), datetime.fromisoformat(d["at"])
         )
-        self.tables[table.table_id] = table
+        self._seat(table)
         self.made[match.match_id] = table.table_id
         while len(self.made) > OUTCOMES_KEPT:
             self.made.popitem(last=False)
-        for player in seat_of:
-            self.seated[player] = table.table_id
         for ticket_id in match.tickets:
             ticket = self.tickets.get(ticket_id)
             if ticket is not None:
@@ -310,13 +319,36 @@ class Lobby:
             if ticket_id in self.tickets:
                 self.tickets[ticket_id].match_id = None
 
+    def _seat(self, table: SeatedTable) -> None:
+        """Count `table` as unfinished for its players, unless it has finished."""
+        if table.table_id in self.ended:
+            return
+        self.tables[table.table_id] = table
+        for player, _ in table.seats:
+            tables = self.seated.setdefault(player, [])
+            if table.table_id not in tables:
+                tables.append(table.table_id)
+
+    def _on_TableNoticed(self, d: dict[str, Any]) -> None:
+        if d["table"] in self.tables:
+            return
+        seats = tuple((p, int(s)) for p, s in d["seats"])
+        self._seat(SeatedTable(d["table"], d["game"], seats, datetime.fromisoformat(d["at"])))
+
     def _on_TableEnded(self, d: dict[str, Any]) -> None:
-        table = self.tables.pop(d["table"], None)
+        table_id = d["table"]
+        self.ended[table_id] = None
+        while len(self.ended) > OUTCOMES_KEPT:
+            self.ended.popitem(last=False)
+        table = self.tables.pop(table_id, None)
         if table is None:
             return
         for player, _ in table.seats:
-            if self.seated.get(player) == table.table_id:
-                del self.seated[player]
+            tables = self.seated.get(player, [])
+            if table_id in tables:
+                tables.remove(table_id)
+            if not tables:
+                self.seated.pop(player, None)
 
     def _on_PartyCreated(self, d: dict[str, Any]) -> None:
         party = Party(d["party"], d["code"], [d["leader"]])
@@ -386,6 +418,7 @@ def encode(lobby: Lobby) -> dict[str, Any]:
         ],
         "waits": {game: [repr(w) for w in waits] for game, waits in lobby.waits.items()},
         "made": list(lobby.made.items()),
+        "ended": list(lobby.ended),
     }  # fmt: skip
 
 
@@ -413,15 +446,15 @@ def decode(data: dict[str, Any]) -> Lobby:
         for player in match.seat_of():
             lobby.placing[player] = match.match_id
     for table_id, game, seats, at in data["tables"]:
-        table = SeatedTable(
-            table_id, game, tuple((p, int(s)) for p, s in seats), datetime.fromisoformat(at)
+        lobby._seat(
+            SeatedTable(
+                table_id, game, tuple((p, int(s)) for p, s in seats), datetime.fromisoformat(at)
+            )
         )
-        lobby.tables[table_id] = table
-        for player, _ in table.seats:
-            lobby.seated[player] = table_id
     for game, waits in data["waits"].items():
         lobby.waits[game] = deque((float(w) for w in waits), maxlen=RECENT_WAITS)
     lobby.made = OrderedDict((m, t) for m, t in data["made"])
+    lobby.ended = OrderedDict.fromkeys(data.get("ended", ()))  # older snapshots: none
     return lobby
 
 

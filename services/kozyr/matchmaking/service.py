@@ -34,7 +34,8 @@ from kozyr.client.caller import ServiceCaller
 from kozyr.eventstore import PostgresEventStore
 from kozyr.matchmaking import metrics
 from kozyr.matchmaking.book import LobbyBook
-from kozyr.matchmaking.lobby import Lobby, Match
+from kozyr.matchmaking.decisions import table_ended, table_noticed
+from kozyr.matchmaking.lobby import SEATS, Lobby, Match
 from kozyr.matchmaking.matching import find_matches
 from kozyr.matchmaking.placing import Placer
 from kozyr.matchmaking.ratebook import CATEGORY, Leaderboard, RatingBook
@@ -66,9 +67,9 @@ table is redelivered and rated again from the newer skills."""
 log = structlog.get_logger("kozyr.matchmaking")
 
 
-def finished_filter(root: str) -> str:
-    """Only the TableFinished events of every table."""
-    return f"{root}.{PUBLIC_CHANNEL}.table.*.TableFinished"
+def public_filter(root: str, event: str) -> str:
+    """One kind of public event ("TableOpened", "TableFinished") of every table."""
+    return f"{root}.{PUBLIC_CHANNEL}.table.*.{event}"
 
 
 class MatchmakingService:
@@ -115,7 +116,7 @@ class MatchmakingService:
             self.server.shutting_down,
         )  # fmt: skip
         self._nc: NatsClient | None = None
-        self._worker: MessageWorker | None = None
+        self._workers: list[MessageWorker] = []
         self._ticker: asyncio.Task[None] | None = None
         self._ratings_sub: Any = None
 
@@ -142,20 +143,31 @@ class MatchmakingService:
             ordered_consumer=True,
             deliver_policy=DeliverPolicy.ALL,
         )
-        self._worker = MessageWorker(
-            js, self._finished_consumer(), self.table_finished, concurrency=RATING_CONCURRENCY
-        )
-        await self._worker.start()
+        self._workers = [
+            MessageWorker(
+                js, self._public_consumer("TableOpened"), self.table_opened, concurrency=8
+            ),
+            MessageWorker(
+                js,
+                self._public_consumer("TableFinished"),
+                self.table_finished,
+                concurrency=RATING_CONCURRENCY,
+            ),
+        ]
+        for worker in self._workers:
+            await worker.start()
         self._ticker = asyncio.create_task(self._tick_forever(), name="matchmaking-ticks")
         self.server.add_shutdown_hook(self._close)
         self.server.add_shutdown_hook(self._stop_work, before_stop=True)
         return await self.server.start()
 
-    def _finished_consumer(self) -> DurableConsumer:
+    def _public_consumer(self, event: str) -> DurableConsumer:
+        """`matchmaking-opened`, `matchmaking-finished`: one durable consumer per event
+        kind (one filter each, as NATS before 2.10 allows), shared by the replicas."""
         return DurableConsumer(
             stream=jetstream_name(PUBLIC_CHANNEL, self.root),
-            durable="matchmaking-finished",
-            filter_subjects=(finished_filter(self.root),),
+            durable=f"matchmaking-{event.removeprefix('Table').lower()}",
+            filter_subjects=(public_filter(self.root, event),),
             ack_wait=ACK_WAIT,
             max_ack_pending=1_000,
         )
@@ -201,14 +213,24 @@ class MatchmakingService:
 
     # ------------------------------------------------------------------ NATS
 
+    async def table_opened(self, message: Msg) -> None:
+        """Count the players of any new table as seated (ALREADY_SEATED, ListMyTables),
+        whoever opened it: an operator's table as much as one of ours."""
+        event = _public_event(message, "table_opened")
+        if event is None or event.table_opened.game_id not in SEATS:
+            return
+        opened = event.table_opened
+        seats = [(s.player_id, s.seat) for s in opened.seats if s.player_id]
+        table_id, now = event.table_id, self.clock.now()
+        await self.book.decide(
+            f"noticed:{table_id}",
+            lambda lobby: table_noticed(lobby, table_id, opened.game_id, seats, now),
+        )
+
     async def table_finished(self, message: Msg) -> None:
         """Rate a finished table (each table once) and free its players' seats."""
-        try:
-            event = events_pb2.PublicTableEvent.FromString(message.data)
-        except DecodeError:
-            log.error("not a public table event: skipped", subject=message.subject)
-            return
-        if event.WhichOneof("event") != "table_finished":
+        event = _public_event(message, "table_finished")
+        if event is None:
             return
         finished = event.table_finished
         seats = [SeatOutcome(r.seat, r.player_id, r.place, r.score) for r in finished.results]
@@ -217,7 +239,7 @@ class MatchmakingService:
         table_id = event.table_id
         await self.book.decide(
             f"ended:{table_id}",
-            lambda lobby: [("TableEnded", {"table": table_id})] if table_id in lobby.tables else [],
+            lambda lobby: table_ended(lobby, table_id),
         )
         log.info("table rated", table_id=table_id, ratings_changed=changed)
 
@@ -234,8 +256,8 @@ class MatchmakingService:
             self._ticker.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._ticker
-        if self._worker is not None:
-            await self._worker.stop()
+        for worker in self._workers:
+            await worker.stop()
         await self.placer.stop()
 
     async def _close(self) -> None:
@@ -252,3 +274,13 @@ class MatchmakingService:
 
     async def run_until_signal(self) -> None:
         await self.server.run_until_signal()
+
+
+def _public_event(message: Msg, kind: str) -> events_pb2.PublicTableEvent | None:
+    """The public table event of `kind` a message holds; None (logged) for any other."""
+    try:
+        event = events_pb2.PublicTableEvent.FromString(message.data)
+    except DecodeError:
+        log.error("not a public table event: skipped", subject=message.subject)
+        return None
+    return event if event.WhichOneof("event") == kind else None

@@ -367,9 +367,9 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
         size = request.page_size or 20
         await self._book.catch_up()
         found: list[pb.PlayerTable] = []
-        table_id = self._book.lobby.seated.get(player)
-        table = self._book.lobby.tables.get(table_id) if table_id else None
-        if table is not None:
+        lobby = self._book.lobby
+        for table_id in reversed(lobby.seated.get(player, ())):
+            table = lobby.tables[table_id]
             found.append(
                 pb.PlayerTable(
                     table_id=table.table_id, game=GAME_ENUMS[table.game],
@@ -377,6 +377,7 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
                     at=_timestamp(table.opened_at),
                 )
             )  # fmt: skip
+        del found[size:]
         history = []
         for game in GAME_ENUMS:
             history += await self._ratings.history(game, player, size)

@@ -19,7 +19,7 @@ from kozyr.api.common.v1.language_pb2 import LANGUAGE_RO
 from kozyr.api.matchmaking.v1 import matchmaking_service_pb2 as pb
 from kozyr.api.table.v1 import events_pb2
 from kozyr.bus.subjects import message_subject
-from kozyr.client import MatchmakingClient
+from kozyr.client import MatchmakingClient, TableClient
 from kozyr.eventstore import PostgresEventStore
 from kozyr.matchmaking.ratebook import stream_of
 from kozyr.runtime.auth import Role
@@ -155,6 +155,43 @@ async def test_a_whole_game_at_a_private_table_is_rated(mm_stack: MatchmakingSta
     assert rating.sigma < 25 / 3
     again = await ana.enter_queue(THREE)  # the table is over: she may queue again
     assert again.ticket_id
+
+
+async def test_a_table_an_operator_opened_counts_as_seated(mm_stack: MatchmakingStack) -> None:
+    """A table matchmaking did not open (an admin's CreateTable) still keeps its player
+    out of the queue and in ListMyTables until it finishes: matchmaking notices every
+    public TableOpened, not only its own tables."""
+    await mm_stack.start_matchmaking()
+    await mm_stack.start_bots()
+    admin = TableClient(mm_stack.table.target, token("mod", Role.ADMIN))
+    mm_stack.clients.append(admin)
+    made = await admin.create_table(THREE, ["dora", None, None])
+    dora = mm_stack.client("dora")
+
+    async def listed() -> list[pb.PlayerTable] | None:
+        tables = await dora.my_tables()
+        return tables or None
+
+    [mine] = await eventually(listed)
+    assert (mine.table_id, mine.finished, mine.seat) == (made.table_id, False, 0)
+    with pytest.raises(grpc.aio.AioRpcError) as seated:
+        await dora.enter_queue(THREE)
+    assert error_reason(seated.value) == "ALREADY_SEATED"
+    assert error_details(seated.value).metadata["tableId"] == made.table_id
+    rng = random.Random(8)
+    player = ScriptedClient(
+        lambda: mm_stack.table.target, made.table_id, "dora", 0,
+        chooser(Seat(0, "dora", rng), rng),
+    )  # fmt: skip
+    await play_table([player], GAME_SECONDS)
+
+    async def finished() -> list[pb.PlayerTable] | None:
+        tables = await dora.my_tables()
+        return tables if tables and tables[0].finished else None
+
+    [played] = await eventually(finished, 60)
+    assert played.table_id == made.table_id
+    assert (await dora.enter_queue(THREE)).ticket_id  # free again
 
 
 async def test_a_kill_between_decided_and_created_still_opens_one_table(

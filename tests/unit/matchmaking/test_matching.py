@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import json
+from collections import OrderedDict
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -236,6 +237,36 @@ def test_one_active_ticket_per_player_and_none_while_seated() -> None:
     open_ticket(lobby, ("ana",))
 
 
+def test_a_table_opened_elsewhere_seats_its_players_until_it_ends() -> None:
+    lobby = Lobby()
+    seats = [("ana", 0), ("bogdan", 2)]
+    fold(decisions.table_noticed(lobby, "op-1", THREE_FIVE_EIGHT, seats, at(1)), lobby)
+    fold(decisions.table_noticed(lobby, "op-2", THREE_FIVE_EIGHT, [("ana", 1)], at(2)), lobby)
+    assert decisions.table_noticed(lobby, "op-1", THREE_FIVE_EIGHT, seats, at(3)) == []
+    assert lobby.seated == {"ana": ["op-1", "op-2"], "bogdan": ["op-1"]}
+    with pytest.raises(FailedPrecondition) as seated:
+        open_ticket(lobby, ("ana",))
+    assert (seated.value.reason, seated.value.metadata["tableId"]) == ("ALREADY_SEATED", "op-2")
+    fold(decisions.table_ended(lobby, "op-2"), lobby)
+    assert decisions.table_ended(lobby, "op-2") == []  # a redelivered TableFinished
+    assert lobby.table_of("ana") == "op-1"  # still at her other table
+    fold(decisions.table_ended(lobby, "op-1"), lobby)
+    open_ticket(lobby, ("ana",))
+    open_ticket(lobby, ("bogdan",))
+
+
+def test_a_table_opened_after_it_ended_seats_nobody() -> None:
+    """TableOpened and TableFinished come through two consumers: the finish may be
+    handled first, and must win."""
+    lobby = Lobby()
+    fold(decisions.table_ended(lobby, "t-9"), lobby)
+    assert decisions.table_noticed(lobby, "t-9", THREE_FIVE_EIGHT, [("ana", 0)], at(1)) == []
+    fold([("TableNoticed", {"table": "t-9", "game": THREE_FIVE_EIGHT, "seats": [["ana", 0]],
+                            "at": at(1).isoformat()})], lobby)  # fmt: skip
+    assert lobby.table_of("ana") is None
+    assert decode(json.loads(json.dumps(encode(lobby)))).ended == lobby.ended
+
+
 def test_cancel_is_for_the_tickets_players_and_not_once_placing() -> None:
     lobby = Lobby()
     ticket_id = open_ticket(lobby, ("ana",))
@@ -411,4 +442,4 @@ def test_the_fold_survives_events_the_decisions_never_make() -> None:
     ]
     fold(odd, lobby)
     assert lobby.version == len(odd)
-    assert encode(lobby) == encode(Lobby(version=len(odd)))
+    assert encode(lobby) == encode(Lobby(version=len(odd), ended=OrderedDict(t=None)))
