@@ -124,12 +124,11 @@ class CardPlaces:
 
 @dataclass(frozen=True, slots=True)
 class TrickText:
-    """How the replay writes a trick: the card plays go on the line of the trick event,
-    each marked when someone else than the seat's player made it."""
+    """A game with tricks: the event of one card played and the event of a trick taken
+    (the replay lists a deal's tricks; both have their lines in `step_texts`)."""
 
     play_event: str
     trick_event: str
-    text: Callable[[Mapping[str, Any], list[str]], str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,6 +143,8 @@ class AuditProfile(Generic[C]):
     `result_claim` projects `result(state)` onto the fields of the recorded final result
     event. The texts: one formatter per event type (`step_texts`), the facts of a deal's
     header (`deal_facts`), the result line (`result_text`), tricks (`trick`, optional).
+    `score_event` is the event that scores a deal (a dispute viewer lists them as the
+    deal's score; "" for a game without one).
     """
 
     deal_event: str
@@ -159,6 +160,7 @@ class AuditProfile(Generic[C]):
     result_text: Text
     reveal_event: str = "DealSeedRevealed"
     trick: TrickText | None = None
+    score_event: str = ""
 
 
 def _set_fields(fields: Fields) -> dict[str, Any]:

@@ -234,17 +234,19 @@ def test_the_moderator_sees_every_hand_of_every_deal_as_dealt() -> None:
         assert [t["number"] for t in deal.tricks] == list(range(1, 17))
 
 
-def trick_line(game: Played, trick: RecordedEvent) -> str:
-    """The moderator's text line of a trick: each card with who played it, when that
-    was not the seat's own player (the clock here)."""
-    plays = [e for e in game.events[: trick.position] if e.type == "CardPlayed"][-3:]
-    cards = ", ".join(
-        f"seat {e.data['seat']} {e.data['card']}"
-        + (" (by clock)" if e.metadata["actor"] == "clock" else "")
-        for e in plays
-    )
+def when(event: RecordedEvent) -> str:
+    """The time of an event as the text writes it: date, time and zone."""
+    return f"{event.recorded_at:%Y-%m-%d %H:%M:%S} UTC"
+
+
+def play_line(game: Played, play: RecordedEvent) -> str:
+    """The moderator's text line of one card played: the seat with its player, the card,
+    the time, and who played it when that was not the seat's own player (the clock)."""
+    seat = play.data["seat"]
+    by = " (by clock)" if play.metadata["actor"] == "clock" else ""
+    player = PLAYERS[game.table.game_id][seat]
     return (
-        f"  #{trick.position} trick {trick.data['number']}: {cards} -> seat {trick.data['winner']}"
+        f"  #{play.position} seat {seat} ({player}) plays {play.data['card']}  [{when(play)}{by}]"
     )
 
 
@@ -253,13 +255,15 @@ def test_the_358_text_tells_deals_tricks_and_result() -> None:
     replay = audit.replay(game.events)
     text = replay.to_text()
     first_deal = replay.deals[0]
-    assert f"Deal 1 (#{first_deal.start.position})" in text
+    assert f"Deal 1 (#{first_deal.start.position}, {when(game.events[2])})" in text
     assert "Deal 18 (" in text
     for seat, hand in enumerate(first_deal.start.data["hands"]):
-        assert f"seat {seat}: {' '.join(hand)}" in text
+        assert f"seat {seat} ({PLAYERS[game.table.game_id][seat]}): {' '.join(hand)}" in text
     lines = text.splitlines()
+    for play in [e for e in game.events if e.type == "CardPlayed"]:
+        assert play_line(game, play) in lines
     for trick in [e for e in game.events if e.type == "TrickTaken"]:
-        assert trick_line(game, trick) in lines
+        assert any(line.startswith(f"  #{trick.position} trick ") for line in lines)
     totals = " / ".join(str(t) for t in replay.result["totals"])
     assert f"Result: totals {totals}" in text
 
@@ -269,7 +273,11 @@ def test_the_khozor_replay_goes_play_by_play() -> None:
     replay = audit.replay(game.events)
     text = replay.to_text()
     led = first(game, "CardsLed")
-    assert f"#{led.position} seat {led.data['seat']} leads {' '.join(led.data['cards'])}" in text
+    seat = led.data["seat"]
+    assert (
+        f"#{led.position} seat {seat} (p{seat}) leads {' '.join(led.data['cards'])}"
+        f"  [{when(led)}" in text
+    )
     rounds = [e for e in game.events if e.type == "RoundDealt"]
     assert [d.number for d in replay.deals] == list(range(1, len(rounds) + 1))
     steps = sum(len(d.steps) + 1 for d in replay.deals)
@@ -284,13 +292,15 @@ def test_the_moderator_text_tells_who_played_when_it_was_not_the_seats_player() 
     text = audit.replay(game.events).to_text()
     plays = [e for e in game.events if e.type == "CardPlayed"]
     assert {e.metadata["actor"] for e in plays} == {"clock", *PLAYERS[game.table.game_id]}
-    assert text.count(" (by clock)") >= sum(e.metadata["actor"] == "clock" for e in plays)
+    assert text.count(" (by clock)]") >= sum(e.metadata["actor"] == "clock" for e in plays)
     assert " (by ana)" not in text  # a player's own moves need no mention
     chosen = first(game, "ContractChosen", 5)
     clock = chosen.metadata["actor"] == "clock"
-    when = chosen.recorded_at.isoformat()[11:19]
-    assert f"#{chosen.position} seat {chosen.data['seat']} declares" in text
-    assert f"[{when}{' (by clock)' if clock else ''}]" in text
+    seat = chosen.data["seat"]
+    assert (
+        f"#{chosen.position} seat {seat} ({PLAYERS[game.table.game_id][seat]}) declares"
+        f" {chosen.data['contract']}  [{when(chosen)}{' (by clock)' if clock else ''}]"
+    ) in text
     replayed = audit.replay(game.events).to_dict()["deals"][0]["steps"][0]
     assert replayed["origin"]["actor"] == game.events[replayed["position"] - 1].metadata["actor"]
     assert audit.replay(game.events, 0).to_dict()["deals"][0]["steps"][0]["origin"] is None

@@ -148,6 +148,7 @@ AUDIT: AuditProfile[g.Command] = AuditProfile(
     step_texts=STEP_TEXTS,
     deal_facts=lambda d: f"trump {d['trump']}, opening team {d['opening_team']}",
     result_text=result_text,
+    score_event="RoundWon",
 )
 
 PLUGIN: GamePlugin[g.State, g.Command, g.Event] = GamePlugin(

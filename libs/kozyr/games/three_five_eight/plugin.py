@@ -130,13 +130,9 @@ def move_of(event: Any) -> g.Command | None:
     return None
 
 
-def _trick(d: Mapping[str, Any], marks: list[str]) -> str:
-    leader, cards = int(d["leader"]), d["cards"]
-    marks = marks + [""] * (len(cards) - len(marks))
-    plays = ", ".join(
-        f"seat {(leader + i) % g.SEATS} {c}{mark}"
-        for i, (c, mark) in enumerate(zip(cards, marks, strict=False))
-    )
+def _trick(d: Mapping[str, Any]) -> str:
+    leader = int(d["leader"])
+    plays = ", ".join(f"seat {(leader + i) % g.SEATS} {c}" for i, c in enumerate(d["cards"]))
     return f"trick {d['number']}: {plays} -> seat {d['winner']}"
 
 
@@ -181,7 +177,7 @@ STEP_TEXTS: Mapping[str, Text] = {
     "TalonTaken": lambda d: f"seat {d['seat']} takes the talon: {hidden_or(d, 'cards', 'count')}",
     "CardsDiscarded": lambda d: f"seat {d['seat']} discards {hidden_or(d, 'cards', 'count')}",
     "CardPlayed": lambda d: f"seat {d['seat']} plays {d['card']}",
-    "TrickTaken": lambda d: _trick(d, []),
+    "TrickTaken": _trick,
     "DealScored": _scored,
     "GameEnded": lambda d: (
         f"game over: totals {seat_list(d['totals'])}, places {seat_list(d['places'])}"
@@ -194,7 +190,6 @@ def result_text(result: Mapping[str, Any]) -> str:
     return (
         f"totals {seat_list(result['totals'])}, places {seat_list(result['places'])},"
         f" winners {seat_list(result['winners']) or '-'}"
-        + ("" if result.get("final") else " (provisional)")
     )
 
 
@@ -210,7 +205,8 @@ AUDIT: AuditProfile[g.Command] = AuditProfile(
     step_texts=STEP_TEXTS,
     deal_facts=lambda d: f"dealer seat {d['dealer']}",
     result_text=result_text,
-    trick=TrickText(play_event="CardPlayed", trick_event="TrickTaken", text=_trick),
+    trick=TrickText(play_event="CardPlayed", trick_event="TrickTaken"),
+    score_event="DealScored",
 )
 
 PLUGIN: GamePlugin[g.State, g.Command, g.Event] = GamePlugin(

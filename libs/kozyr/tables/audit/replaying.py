@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from kozyr.eventstore import RecordedEvent
 from kozyr.tables import model
 from kozyr.tables.audit.games import AuditError, Data, NoSuchSeat, profile_of
 from kozyr.tables.audit.text import describe_error, render_replay, step_text
-from kozyr.tables.model import SEAT_EVENTS, Table, TableCreated
+from kozyr.tables.history import history_data
+from kozyr.tables.model import Table
 from kozyr.tables.repository import deadline_of
 
 
@@ -47,18 +47,23 @@ class Origin:
 @dataclass(frozen=True, slots=True)
 class Step:
     """One event as the viewer saw it (`data` is redacted for a seat; `origin` is the
-    moderator's only) at a table of `game_id` (whose plugin writes its text)."""
+    moderator's only) at a table of `game_id` (whose plugin writes its text).
+
+    `recorded_at` (ISO 8601 with its zone) is every viewer's: a seat's history carries
+    the time of each event it was shown (GetHistory's `recorded_at`)."""
 
     position: int
     type: str
     data: Data
     origin: Origin | None = None
     game_id: str | None = None
+    recorded_at: str = ""
 
     def to_dict(self) -> Data:
         return {
             "position": self.position,
             "type": self.type,
+            "recorded_at": self.recorded_at,
             "data": self.data,
             "text": step_text(self.type, self.data, self.game_id),
             "origin": None if self.origin is None else self.origin.to_dict(),
@@ -125,9 +130,9 @@ class Replay:
         return render_replay(self)
 
 
-def _decoded(events: Sequence[RecordedEvent]) -> Iterator[tuple[RecordedEvent, Any, Table]]:
-    """Each event with its decoded form and the table right after it; AuditError if the
-    stream is no table or does not fold (run `verify` to learn why)."""
+def _decoded(events: Sequence[RecordedEvent]) -> Iterator[tuple[RecordedEvent, Table]]:
+    """Each event with the table right after it; AuditError if the stream is no table
+    or does not fold (run `verify` to learn why)."""
     table: Table | None = None
     for event in events:
         try:
@@ -137,7 +142,7 @@ def _decoded(events: Sequence[RecordedEvent]) -> Iterator[tuple[RecordedEvent, A
             raise AuditError(
                 f"event #{event.position} ({event.type}) cannot be replayed: {describe_error(err)}"
             ) from None
-        yield event, decoded, table
+        yield event, table
 
 
 def replay(events: Sequence[RecordedEvent], seat: int | None = None) -> Replay:
@@ -149,14 +154,16 @@ def replay(events: Sequence[RecordedEvent], seat: int | None = None) -> Replay:
     deals: list[tuple[int, Step, list[Step]]] = []
     ending: list[Step] = []
     table: Table | None = None
-    for event, decoded, table in _decoded(events):
+    for event, table in _decoded(events):
         profile = profile_of(table.game_id)
         _check_seat(table, seat)
-        data = _as_seen(table, event, decoded, seat)
+        data = _as_seen(table, event, seat)
         if data is None:
             continue
         origin = Origin.of(event) if seat is None else None
-        step = Step(event.position, event.type, data, origin, table.game_id)
+        step = Step(
+            event.position, event.type, data, origin, table.game_id, event.recorded_at.isoformat()
+        )
         if event.type == profile.deal_event:
             deals.append((int(data[profile.number_field]), step, []))
         elif event.type == profile.result_event or ending:
@@ -186,9 +193,9 @@ def _check_seat(table: Table, seat: int | None) -> None:
         raise NoSuchSeat(f"there is no seat {seat}: this table has seats 0-{len(table.seats) - 1}")
 
 
-def _as_seen(table: Table, event: RecordedEvent, decoded: Any, seat: int | None) -> Data | None:
-    """The event's data for the viewer: whole for the moderator, else the game's
-    redaction (None: the seat never learnt of it). Table events are public."""
-    if seat is None or isinstance(decoded, (TableCreated, *SEAT_EVENTS)):
-        return dict(event.data)
-    return table.game.redact(decoded, seat)
+def _as_seen(table: Table, event: RecordedEvent, seat: int | None) -> Data | None:
+    """The event's data for the viewer: whole for the moderator, else exactly what the
+    table service's GetHistory gives that seat (`history_data`: table events are
+    public, game events pass the game's redaction; None: the seat never learnt of it)."""
+    data = history_data(table, event, seat, full=seat is None)
+    return None if data is None else dict(data)

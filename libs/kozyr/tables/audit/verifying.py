@@ -18,7 +18,7 @@ from kozyr.tables.audit.games import (
     is_audited,
     profile_of,
 )
-from kozyr.tables.audit.text import describe_error, render_report
+from kozyr.tables.audit.text import as_json, describe_error, render_report
 from kozyr.tables.model import (
     SEAT_EVENTS,
     SeatControlChanged,
@@ -396,7 +396,8 @@ def _problem(event: RecordedEvent, check: Check, reason: str) -> Problem:
 
 
 def _short(value: Any, limit: int = 120) -> str:
-    text = repr(value)
+    """A value in a reason, spelt as JSON like the data it comes from (not a repr)."""
+    text = as_json(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
