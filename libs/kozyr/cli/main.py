@@ -2,10 +2,12 @@
 
     kozyr replay TABLE_ID [--seat N] [--json]   the game deal by deal, from the log
     kozyr verify TABLE_ID [--json]              hash chain, seeds, deals, rules, result
+    kozyr tables [--player ID] [--since DATE] [--state open|finished] [--json]
     kozyr token SUBJECT [--role R] [--ttl-hours H]
     kozyr migrate                               event store schema of KOZYR_DATABASE_URL
     kozyr health [--target HOST:PORT]           gRPC health of a service (container checks)
     kozyr republish [--after N]                 publish the event log to JetStream again
+    kozyr play [--game 358|khozor] [--private]  play in the terminal (docs/play.md)
 
 Exit codes: 0 all holds, 1 a verification failed, 2 usage or configuration problems
 (see `kozyr.cli.problems`). Errors are one clear sentence on stderr, never a traceback.
@@ -21,6 +23,7 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 
+from kozyr.cli.play.command import play as play_command
 from kozyr.cli.problems import CliError, ExitCode
 from kozyr.runtime.auth import Role
 
@@ -115,6 +118,35 @@ def verify(table_id: TableId, as_json: AsJson = False) -> None:
 
 @app.command()
 @reports_errors
+def tables(
+    player: Annotated[
+        str, typer.Option("--player", help="Only tables where this player has a seat.")
+    ] = "",
+    since: Annotated[
+        str | None,
+        typer.Option("--since", help="Only tables created from this date or moment (UTC)."),
+    ] = None,
+    state: Annotated[
+        str | None, typer.Option("--state", help="open or finished (default: both).")
+    ] = None,
+    limit: Annotated[int, typer.Option("--limit", min=1, help="At most this many.")] = 50,
+    as_json: AsJson = False,
+) -> None:
+    """Find tables, newest first (the table service's ListTables, with an admin token)."""
+    from kozyr.cli.finding import STATES, Search, find, parse_since, to_text
+
+    if state is not None and state not in STATES:
+        raise CliError(f"--state must be open or finished, not {state!r}")
+    search = Search(player, parse_since(since) if since else None, state, limit)
+    found = find(search)
+    if as_json:
+        _print_json(found)
+    else:
+        typer.echo(to_text(found), nl=False)
+
+
+@app.command()
+@reports_errors
 def token(
     subject: Annotated[str, typer.Argument(help="Player id or service name (the `sub`).")],
     role: Annotated[Role, typer.Option("--role", help="The token's role.")] = Role.PLAYER,
@@ -171,6 +203,9 @@ def health(
     from kozyr.cli.health import check, default_target
 
     typer.echo(check(target or default_target(), service, timeout))
+
+
+app.command(name="play")(reports_errors(play_command))
 
 
 if __name__ == "__main__":

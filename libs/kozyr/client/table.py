@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import AsyncGenerator, Sequence
+from datetime import datetime
 from typing import Unpack
 
 from google.protobuf.message import Message
@@ -174,6 +175,26 @@ class TableClient(ServiceClient):
             table_id=table_id, seat=seat, online=online, request_id=request_id or new_request_id()
         )
         response: pb.SetSeatPresenceResponse = await self.stub.SetSeatPresence(
+            request, metadata=self.metadata
+        )
+        return response
+
+    async def list_tables(
+        self,
+        *,
+        player_id: str = "",
+        created_since: datetime | None = None,
+        state: pb.TableState.ValueType = pb.TABLE_STATE_UNSPECIFIED,
+        page_size: int = 0,
+        page_token: str = "",
+    ) -> pb.ListTablesResponse:
+        """One page of the tables found, newest first (admin only)."""
+        request = pb.ListTablesRequest(
+            player_id=player_id, state=state, page_size=page_size, page_token=page_token
+        )
+        if created_since is not None:
+            request.created_since.FromDatetime(created_since)
+        response: pb.ListTablesResponse = await self.stub.ListTables(
             request, metadata=self.metadata
         )
         return response

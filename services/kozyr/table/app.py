@@ -45,6 +45,7 @@ from kozyr.table.texts import (
 )
 from kozyr.tables import decision, model
 from kozyr.tables.decision import Decision
+from kozyr.tables.directory import TableDirectory, finish_time
 from kozyr.tables.model import (
     COMPUTER,
     SEAT_EVENTS,
@@ -125,8 +126,11 @@ class TableApp:
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
         new_seed: Callable[[], bytes] = lambda: secrets.token_bytes(32),
         tap_limit: TapLimit = SIGNAL_TAPS,
+        directory: TableDirectory | None = None,
     ) -> None:
+        """`directory`: where tables are noted when they open and end (ListTables)."""
         self.store = store
+        self.directory = directory
         self.tap_limit = tap_limit
         self.tables = TableRepository(store)
         self.notifier = notifier or TableNotifier()
@@ -210,7 +214,7 @@ class TableApp:
                 None, table, opened.events, request_id, actor, fingerprint(created)
             )
         except ConcurrencyConflict:
-            return Outcome(await self.load(table_id), duplicate=True)
+            return await self._repeated(table_id)
         return await self._outcome(table_id, table, result, deadline)
 
     # ------------------------------------------------------------------ moves
@@ -460,13 +464,39 @@ class TableApp:
         recorded deadline; a repeated request returns the table as the log has it now.
         """
         if result.duplicate:
-            return Outcome(await self.load(table_id), duplicate=True)
+            return await self._repeated(table_id)
         stored = replace(after, turn_deadline=_parse_deadline(deadline))
         stored = model.stamped(stored, result.events[-1].recorded_at)
         assert stored.version == result.version, "the fold and the log agree on the version"
         self.tables.remember(stored)
         self.notifier.notify(table_id, stored.version)
+        first, last = result.events[0], result.events[-1]
+        if first.position == 1:
+            await self._note(stored, first.recorded_at)
+        elif stored.is_over:
+            await self._note(stored, finished_at=last.recorded_at)
         return Outcome(stored)
+
+    async def _repeated(self, table_id: str) -> Outcome:
+        """A request applied before: the table as the log has it now, noted again in the
+        directory (the first answer may have been lost before its note was written)."""
+        table = await self.load(table_id)
+        if self.directory is not None:
+            events = await self.store.read(stream_of(table_id), limit=None if table.is_over else 1)
+            await self._note(table, events[0].recorded_at, finish_time(events))
+        return Outcome(table, duplicate=True)
+
+    async def _note(
+        self, table: Table, created_at: datetime | None = None, finished_at: datetime | None = None
+    ) -> None:
+        """Write the table's directory row (creation time read from the log if not given)."""
+        if self.directory is None:
+            return
+        if created_at is None:
+            created_at = (await self.store.read(stream_of(table.table_id), limit=1))[0].recorded_at
+        await self.directory.record(
+            table.table_id, table.game_id, table.seats, created_at, finished_at
+        )
 
 
 def expiry_key(turn_number: int) -> str:

@@ -23,6 +23,7 @@ from kozyr.table.notifier import TableNotifier
 from kozyr.table.poller import WatchPoller
 from kozyr.table.schema_watch import SchemaWatch
 from kozyr.table.servicer import TableServicer
+from kozyr.tables.directory import TableDirectory
 
 SERVICE_NAME = service_full_name(table_service_pb2, "TableService")
 SERVICE_ONLY = frozenset({Role.SERVICE, Role.ADMIN})
@@ -32,6 +33,7 @@ AUTH_POLICY = AuthPolicy(
         f"/{SERVICE_NAME}/ExpireTurn": SERVICE_ONLY,
         f"/{SERVICE_NAME}/SetSeatControl": SERVICE_ONLY,
         f"/{SERVICE_NAME}/SetSeatPresence": SERVICE_ONLY,
+        f"/{SERVICE_NAME}/ListTables": frozenset({Role.ADMIN}),
     }
 )
 REQUIRED_SETTINGS = ("database_url", "nats_url", "jwt_key")
@@ -47,7 +49,8 @@ class TableService:
             settings.database_url, max_pool_size=pool_size, **settings.database_timeouts
         )
         self.notifier = TableNotifier()
-        self.app = TableApp(self.store, notifier=self.notifier)
+        self.directory = TableDirectory(settings.database_url, self.store)
+        self.app = TableApp(self.store, notifier=self.notifier, directory=self.directory)
         self.relay = OutboxRelay(
             self.store, settings.nats_servers, subject_root=settings.subject_root
         )
@@ -83,6 +86,7 @@ class TableService:
         self.server.add_shutdown_hook(self._stop_poller)
         self.server.add_shutdown_hook(self._stop_relay)
         self.server.add_shutdown_hook(self.store.close)
+        self.server.add_shutdown_hook(self.directory.close)
         # Hooks run newest first: snapshots being saved finish before the pool closes.
         self.server.add_shutdown_hook(self.app.tables.snapshots.flush)
         return await self._serve()

@@ -24,7 +24,7 @@ from kozyr.games.plugin import AnyPlugin, UnknownGame, plugin_by_code, registere
 from kozyr.runtime.auth import Principal, Role, current_principal
 from kozyr.runtime.errors import InvalidArgument
 from kozyr.runtime.interceptors import current_request_id, prefer_language
-from kozyr.table import access, validation
+from kozyr.table import access, listing, validation
 from kozyr.table.actions import action_from_command, command_from_action, fields_of
 from kozyr.table.app import Actor, TableApp
 from kozyr.table.views import fits, game_view_fields, game_view_to_proto, set_game_view
@@ -325,6 +325,19 @@ class TableServicer(pb_grpc.TableServiceServicer):
             actor=actor_of(principal),
         )
         return pb.SetSeatPresenceResponse(version=outcome.table.version, changed=outcome.applied)
+
+    async def ListTables(
+        self, request: pb.ListTablesRequest, context: grpc.aio.ServicerContext
+    ) -> pb.ListTablesResponse:
+        current_principal().require(Role.ADMIN)
+        query = listing.query_of(request)
+        size = listing.page_size(request.page_size)
+        after = listing.cursor_of(request.page_token, query)
+        directory = self.app.directory
+        if directory is None:
+            raise listing.no_directory()
+        found = await directory.find(query, size + 1, after)
+        return listing.response(found, size, query)
 
 
 def _occupant(seat: pb.SeatAssignment) -> str:

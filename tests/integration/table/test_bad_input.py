@@ -45,6 +45,7 @@ import grpc
 import jwt
 import pytest
 from google.protobuf.message import DecodeError, Message
+from google.protobuf.timestamp_pb2 import Timestamp
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
@@ -817,6 +818,37 @@ def raw_requests(valid: st.SearchStrategy[Message]) -> st.SearchStrategy[bytes]:
     )
 
 
+def list_requests(targets: Sequence[Target]) -> st.SearchStrategy[pb.ListTablesRequest]:
+    """ListTables' filters: players, moments (odd ones too), states, page sizes, tokens."""
+    moments = st.builds(
+        Timestamp,
+        seconds=numbers([0, 946_684_800, 1_800_000_000, 253_402_300_799]),
+        nanos=mostly(st.integers(0, 999_999_999), INT32),
+    )
+
+    def request(
+        player: str, since: Timestamp | None, state: int, size: int, token: str
+    ) -> pb.ListTablesRequest:
+        made = pb.ListTablesRequest(
+            player_id=player,
+            state=state,  # type: ignore[arg-type]
+            page_size=size,
+            page_token=token,
+        )
+        if since is not None:
+            made.created_since.CopyFrom(since)
+        return made
+
+    return st.builds(
+        request,
+        st.just("") | PLAYER_IDS,
+        st.none() | moments,
+        ENUMS,
+        numbers([0, 1, 50, 500], bits=32),
+        mostly(st.just(""), st.text(max_size=80), huge_text()),
+    )
+
+
 REQUEST_TYPES: dict[str, type[Message]] = {
     "CreateTable": pb.CreateTableRequest,
     "GetTable": pb.GetTableRequest,
@@ -826,6 +858,7 @@ REQUEST_TYPES: dict[str, type[Message]] = {
     "ExpireTurn": pb.ExpireTurnRequest,
     "SetSeatControl": pb.SetSeatControlRequest,
     "SetSeatPresence": pb.SetSeatPresenceRequest,
+    "ListTables": pb.ListTablesRequest,
 }
 
 
@@ -841,6 +874,7 @@ def requests_of(method: str, targets: Sequence[Target]) -> st.SearchStrategy[Mes
         "ExpireTurn": expire_requests,
         "SetSeatControl": control_requests,
         "SetSeatPresence": presence_requests,
+        "ListTables": list_requests,
     }
     return made[method](targets)
 
@@ -1127,6 +1161,15 @@ async def test_set_seat_presence_refuses_random_requests_cleanly(arena: Arena) -
     def one(caller: Caller, request: pb.SetSeatPresenceRequest) -> None:
         assume(not arena.oracle.presence_might_change(request, caller))
         arena.call("SetSeatPresence", request, caller)
+
+    await arena.fuzz(one)
+
+
+async def test_list_tables_refuses_random_requests_cleanly(arena: Arena) -> None:
+    @FUZZ
+    @given(caller=arena.callers, request=list_requests(arena.targets))
+    def one(caller: Caller, request: pb.ListTablesRequest) -> None:
+        arena.call("ListTables", request, caller)
 
     await arena.fuzz(one)
 
