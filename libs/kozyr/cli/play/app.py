@@ -1,0 +1,203 @@
+"""The Textual app of `kozyr play`: the lobby's progress, then the table as the seat
+sees it, driven by keys. Everything it shows comes from the pure `render*` modules and
+everything it sends from `controls`; the network is `lobby` and `session`'s."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime
+from typing import ClassVar
+
+from rich.text import Text
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.widgets import Static
+
+from kozyr.api.common.v1 import games_pb2
+from kozyr.api.table.v1 import actions_pb2, views_pb2
+from kozyr.cli.play import controls, render, render_358, render_khozor
+from kozyr.cli.play.endpoints import Endpoints
+from kozyr.cli.play.lobby import LobbyError, Plan, find_table
+from kozyr.cli.play.session import TableSession
+from kozyr.cli.play.texts import label
+from kozyr.client import BotsClient, ClockClient, MatchmakingClient, TableClient
+from kozyr.games.translations import Lang
+
+SIGNALS = {"three": actions_pb2.SIGNAL_THREE_SET, "five": actions_pb2.SIGNAL_FIVE_SET}
+
+
+class PlayApp(App[None]):
+    """One player at one table: `kozyr play`."""
+
+    TITLE = "kozyr"
+    CSS = """
+    #turn { height: 1; background: $boost; }
+    #table { height: auto; }
+    #board { height: 1fr; }
+    #hand { height: auto; margin-top: 1; }
+    #status { height: auto; min-height: 1; }
+    #keys { height: auto; color: $text-muted; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("left", "cursor(-1)", show=False),
+        Binding("right", "cursor(1)", show=False),
+        Binding("enter", "play", show=False),
+        Binding("space", "mark", show=False),
+        Binding("h", "hint", show=False),
+        Binding("p", "pick_up", show=False),
+        Binding("t", "signal('three')", show=False),
+        Binding("f", "signal('five')", show=False),
+        Binding("q", "quit", show=False),
+        *(Binding(str(n), f"jump({n})", show=False) for n in range(10)),
+    ]
+
+    def __init__(self, endpoints: Endpoints, plan: Plan, lang: Lang) -> None:
+        super().__init__()
+        self.endpoints = endpoints
+        self.plan = plan
+        self.lang = lang
+        self.session: TableSession | None = None
+        self.view: views_pb2.TableView | None = None
+        self.selection = controls.Selection()
+        self.started = asyncio.Event()
+        """Set by Enter while a party's host waits for his friends."""
+
+    def compose(self) -> ComposeResult:
+        yield Static(label("connecting", self.lang), id="turn")
+        with VerticalScroll(id="board"):
+            yield Static("", id="table")
+        yield Static("", id="hand")
+        yield Static("", id="status")
+        yield Static(self._keys(), id="keys")
+
+    def _keys(self, table_id: str = "") -> str:
+        """The keys of the game, and the table's id once known (to come back to it)."""
+        keys = label("keys", self.lang)
+        if self.plan.game == games_pb2.GAME_KHOZOR_TEAMS:
+            keys += "\n" + label("keys_khozor", self.lang)
+        if table_id:
+            keys += "\n" + label("table_id", self.lang, table_id=table_id)
+        return keys
+
+    def on_mount(self) -> None:
+        self.run_worker(self._play(), name="play", exclusive=True)
+        self.set_interval(1.0, self._draw_turn)
+
+    async def _play(self) -> None:
+        """Find the table, then watch it until the app closes."""
+        ends = self.endpoints
+        token = ends.token
+        try:
+            async with MatchmakingClient(ends.matchmaking, token, language=self.lang.value) as mm:
+                table_id = await find_table(mm, self.plan, self.lang, self._say, self.started)
+        except LobbyError as err:
+            self.show_status(str(err), True)
+            return
+        self.started.set()
+        self.query_one("#keys", Static).update(self._keys(table_id))
+        clock = ClockClient(ends.clock, token) if ends.clock else None
+        async with (
+            TableClient(ends.table, token, language=self.lang.value) as table,
+            BotsClient(ends.bots, token, language=self.lang.value) as bots,
+        ):
+            self.session = TableSession(
+                table, table_id, self.lang, self.show_view, self.show_status, bots=bots, clock=clock
+            )
+            try:
+                await self.session.run()
+            finally:
+                if clock is not None:
+                    await clock.close()
+
+    # ------------------------------------------------------------------ drawing
+
+    def _say(self, text: str) -> None:
+        self.query_one("#turn", Static).update(text)
+
+    def show_status(self, text: str, error: bool) -> None:
+        self.query_one("#status", Static).update(Text(text, style="bold red" if error else ""))
+
+    def show_view(self, view: views_pb2.TableView) -> None:
+        self.view = view
+        self.selection = controls.follow(view, self.selection)
+        self._draw()
+
+    def _draw(self) -> None:
+        view = self.view
+        if view is None:
+            return
+        lines = (
+            render_khozor.table_lines(view, self.lang)
+            if view.HasField("khozor_teams")
+            else render_358.table_lines(view, self.lang)
+        )
+        self.query_one("#table", Static).update(Text("\n").join(lines))
+        self.query_one("#hand", Static).update(self._hand(view))
+        self._draw_turn()
+
+    def _hand(self, view: views_pb2.TableView) -> Text:
+        cards = controls.hand(view)
+        heading = Text(f"{label('hand', self.lang)}: ", style="bold")
+        if controls.choices(view):
+            choices = render.choices_row(view, self.selection, self.lang)
+            row = render.hand_row(cards, self.selection, (), self.lang, active=False)
+            return Text.assemble(choices, "\n", heading, row)
+        legal = controls.legal_cards(view)
+        return Text.assemble(heading, render.hand_row(cards, self.selection, legal, self.lang))
+
+    def _draw_turn(self) -> None:
+        if self.view is not None:
+            line = render.turn_line(self.view, self.lang, datetime.now(UTC))
+            self.query_one("#turn", Static).update(line)
+
+    # ------------------------------------------------------------------ keys
+
+    def action_cursor(self, step: int) -> None:
+        if self.view is not None:
+            self.selection = controls.move_cursor(self.view, self.selection, step)
+            self._draw()
+
+    def action_jump(self, number: int) -> None:
+        if self.view is not None:
+            self.selection = controls.jump(self.view, self.selection, number)
+            self._draw()
+
+    def action_mark(self) -> None:
+        if self.view is not None:
+            self.selection = controls.toggle_mark(self.view, self.selection)
+            self._draw()
+
+    def action_play(self) -> None:
+        if not self.started.is_set():
+            self.started.set()
+            return
+        if self.view is not None:
+            self._send(controls.chosen_move(self.view, self.selection))
+
+    def action_pick_up(self) -> None:
+        self._send(controls.pick_up())
+
+    def action_signal(self, which: str) -> None:
+        self._send(controls.toggle_signal(SIGNALS[which]))
+
+    def action_hint(self) -> None:
+        if self.session is not None:
+            self.run_worker(self._hint(), group="hints")
+
+    def _send(self, move: actions_pb2.Action | None) -> None:
+        if move is None or self.session is None or self.view is None:
+            return
+        described = render.describe(self.view, move, self.lang)
+        self.show_status(label("sent", self.lang, move=described), False)
+        self.run_worker(self.session.submit(move), group="moves")
+
+    async def _hint(self) -> None:
+        assert self.session is not None
+        move = await self.session.hint()
+        if move is None or self.view is None:
+            return
+        self.selection = controls.select(self.view, move)
+        self._draw()
+        described = render.describe(self.view, move, self.lang)
+        self.show_status(label("hint_ready", self.lang, move=described), False)

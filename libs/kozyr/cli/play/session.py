@@ -1,0 +1,210 @@
+"""One seat at one table, over the network: the watch stream, moves, hints, heartbeats.
+
+Views only go forward (a view older than the one shown is dropped, whichever way it
+came: the stream or a move's answer). A dropped stream is resumed from the last version
+seen, after a growing pause (`BACKOFF`). A move whose answer was lost to the network
+stays pending and is sent again, with the same request id, once the table answers
+again: the table service applies it once and answers a repeat with `duplicate`. A move
+the table refuses is dropped and its reason shown, in the player's language.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import grpc
+
+from kozyr.api.table.v1 import actions_pb2, views_pb2
+from kozyr.cli.play.texts import label
+from kozyr.client import BotsClient, ClockClient, TableClient
+from kozyr.client.table import new_request_id
+from kozyr.games.translations import Lang
+from kozyr.runtime.errors import error_details
+
+BACKOFF = (0.5, 1.0, 2.0, 4.0, 8.0)
+"""Seconds before each new attempt to reach the table after a drop (the last repeats)."""
+
+CALL_SECONDS = 10.0
+"""A move or a hint that takes longer counts as lost to the network."""
+
+NETWORK_CODES = frozenset(
+    {
+        grpc.StatusCode.UNAVAILABLE,
+        grpc.StatusCode.DEADLINE_EXCEEDED,
+        grpc.StatusCode.RESOURCE_EXHAUSTED,
+        grpc.StatusCode.CANCELLED,
+        grpc.StatusCode.UNKNOWN,
+    }
+)
+"""Answers that say nothing about the move: the table may not have seen it."""
+
+OnView = Callable[[views_pb2.TableView], None]
+OnStatus = Callable[[str, bool], None]
+"""(text, is_error): a line for the status bar."""
+
+
+def error_text(error: grpc.RpcError, lang: Lang) -> str:
+    """The server's explanation of a refusal in `lang` (else the first language it
+    sent, else its English status message)."""
+    details = error_details(error)
+    if details.messages:
+        return details.messages.get(lang.value) or next(iter(details.messages.values()))
+    return details.message or details.code.name
+
+
+def _is_network(error: grpc.RpcError) -> bool:
+    return error.code() in NETWORK_CODES and error_details(error).reason not in (
+        "TOO_MANY_SIGNALS",
+        "TOO_MANY_HINTS",
+    )
+
+
+@dataclass(frozen=True)
+class Pending:
+    """A move sent whose outcome is not known yet."""
+
+    request_id: str
+    action: actions_pb2.Action
+    expected_version: int | None
+
+
+class TableSession:
+    """The seat's connection to its table. `run()` watches until cancelled; `submit`
+    and `hint` may be called meanwhile; `on_view` gets every newer view, `on_status`
+    every line for the status bar."""
+
+    def __init__(
+        self,
+        table: TableClient,
+        table_id: str,
+        lang: Lang,
+        on_view: OnView,
+        on_status: OnStatus,
+        *,
+        bots: BotsClient | None = None,
+        clock: ClockClient | None = None,
+        backoff: tuple[float, ...] = BACKOFF,
+    ) -> None:
+        self.table = table
+        self.table_id = table_id
+        self.lang = lang
+        self.bots = bots
+        self.clock = clock
+        self.backoff = backoff
+        self.view: views_pb2.TableView | None = None
+        self.pending: Pending | None = None
+        self.connected = False
+        self._on_view = on_view
+        self._on_status = on_status
+
+    @property
+    def version(self) -> int:
+        return self.view.version if self.view is not None else 0
+
+    def accept(self, view: views_pb2.TableView) -> bool:
+        """Show `view` if it is newer than the one shown."""
+        if self.view is not None and view.version <= self.view.version:
+            return False
+        self.view = view
+        self._on_view(view)
+        return True
+
+    async def run(self) -> None:
+        """Watch the table for ever, resuming after every drop; heartbeats beside."""
+        beating = asyncio.create_task(self._heartbeats()) if self.clock else None
+        try:
+            await self._watch()
+        finally:
+            if beating is not None:
+                beating.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await beating
+
+    async def _watch(self) -> None:
+        failures = 0
+        while True:
+            try:
+                async for view in self.table.watch(self.table_id, from_version=self.version):
+                    if not self.connected:
+                        self.connected = True
+                        if failures:
+                            self._on_status(label("reconnected", self.lang), False)
+                        failures = 0
+                        await self._resend()
+                    self.accept(view)
+            except grpc.aio.AioRpcError as err:
+                if not _is_network(err):
+                    self._on_status(error_text(err, self.lang), True)
+                    raise
+            self.connected = False
+            pause = self.backoff[min(failures, len(self.backoff) - 1)]
+            failures += 1
+            self._on_status(label("reconnecting", self.lang, seconds=pause), True)
+            await asyncio.sleep(pause)
+
+    async def submit(self, action: actions_pb2.Action) -> bool:
+        """Send a move chosen on the view shown; True once the table took it."""
+        signal = action.WhichOneof("action") == "toggle_signal"
+        # a signal may be sent whatever happened since: no version pinned
+        expected = None if signal or self.view is None else self.view.version
+        self.pending = Pending(new_request_id(), action, expected)
+        return await self._send(self.pending)
+
+    async def _resend(self) -> None:
+        if self.pending is not None:
+            await self._send(self.pending)
+
+    async def _send(self, pending: Pending) -> bool:
+        try:
+            async with asyncio.timeout(CALL_SECONDS):
+                answer = await self.table.submit(
+                    self.table_id,
+                    pending.action,
+                    request_id=pending.request_id,
+                    expected_version=pending.expected_version,
+                )
+        except TimeoutError:
+            self._on_status(label("reconnecting", self.lang, seconds=self.backoff[0]), True)
+            return False
+        except grpc.aio.AioRpcError as err:
+            if _is_network(err):  # kept: sent again with its request id on reconnecting
+                self._on_status(label("reconnecting", self.lang, seconds=self.backoff[0]), True)
+                return False
+            if self.pending is pending:
+                self.pending = None
+            self._on_status(error_text(err, self.lang), True)
+            return False
+        if self.pending is pending:
+            self.pending = None
+        self.accept(answer.view)
+        return True
+
+    async def hint(self) -> actions_pb2.Action | None:
+        """The bots service's suggestion for this seat, or None (the reason shown)."""
+        if self.bots is None:
+            self._on_status(label("no_hints", self.lang), True)
+            return None
+        try:
+            async with asyncio.timeout(CALL_SECONDS):
+                answer = await self.bots.suggest(self.table_id)
+        except TimeoutError:
+            return None
+        except grpc.aio.AioRpcError as err:
+            self._on_status(error_text(err, self.lang), True)
+            return None
+        return answer.action
+
+    async def _heartbeats(self) -> None:
+        """Tell the clock service the player is here, at the interval it asks for."""
+        assert self.clock is not None
+        while True:
+            interval = 10.0
+            with contextlib.suppress(grpc.aio.AioRpcError, TimeoutError):
+                async with asyncio.timeout(CALL_SECONDS):
+                    answer = await self.clock.heartbeat()
+                if answer.HasField("interval"):
+                    interval = max(1.0, answer.interval.ToTimedelta().total_seconds())
+            await asyncio.sleep(interval)
