@@ -31,6 +31,7 @@ from pathlib import Path
 
 import asyncpg
 
+from kozyr import stackfile
 from kozyr.bus.rights import ADMIN_USER, nats_url_for, server_config
 from kozyr.infra import Infrastructure, libpq_dsn, provision
 from kozyr.infra.servers import die_with_parent
@@ -247,8 +248,12 @@ def main() -> int:
         signal.signal(signal.SIGTERM, request_stop)
         print(banner(infra, database_url, services, jwt_key), flush=True)
         try:
+            own = {s.name: s.extra_env for s in services}
+            found = stackfile.announce(data_dir, supervisor.env, own)
+            print(f"`kozyr` run anywhere in this checkout finds the stack in {found}", flush=True)
             supervisor.run()
         finally:
+            stackfile.remove(data_dir)
             print("stopping services…", flush=True)
             supervisor.stop()
             print("stopping PostgreSQL and NATS…", flush=True)

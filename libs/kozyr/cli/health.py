@@ -14,14 +14,21 @@ import os
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from kozyr import stackfile
 from kozyr.cli.problems import CliError, ExitCode
 
 DEFAULT_PORT = "50051"
 
 
 def default_target() -> str:
-    """127.0.0.1 on the container's own service port (KOZYR_GRPC_PORT, else 50051)."""
-    return f"127.0.0.1:{os.environ.get('KOZYR_GRPC_PORT') or DEFAULT_PORT}"
+    """127.0.0.1 on the container's own service port (KOZYR_GRPC_PORT); outside a
+    container, in a checkout running `make run`, its table service; else port 50051."""
+    if os.environ.get("KOZYR_GRPC_PORT"):
+        return f"127.0.0.1:{os.environ['KOZYR_GRPC_PORT']}"
+    stack = stackfile.running()
+    if stack is not None and "table" in stack.targets:
+        return stack.targets["table"]
+    return f"127.0.0.1:{DEFAULT_PORT}"
 
 
 async def _status(target: str, service: str, seconds: float) -> str:

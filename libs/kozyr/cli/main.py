@@ -9,6 +9,9 @@
     kozyr republish [--after N]                 publish the event log to JetStream again
     kozyr play [--game 358|khozor] [--private]  play in the terminal (docs/play.md)
 
+Run inside the checkout while `make run` goes, every command finds the stack by itself
+(`kozyr.stackfile`); KOZYR_* variables that are set always win.
+
 Exit codes: 0 all holds, 1 a verification failed, 2 usage or configuration problems
 (see `kozyr.cli.problems`). Errors are one clear sentence on stderr, never a traceback.
 """
@@ -40,6 +43,15 @@ _F = TypeVar("_F", bound=Callable[..., None])
 
 TableId = Annotated[str, typer.Argument(help="The table's id (UUID), or its stream table-<id>.")]
 AsJson = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
+
+
+@app.callback()
+def _configure() -> None:
+    """Every unset KOZYR_* variable comes from the running `make run` of this checkout
+    (`.kozyr/stack.json`, found from the current folder up); the environment wins."""
+    from kozyr.stackfile import defaults_from_stack
+
+    defaults_from_stack()
 
 
 def reports_errors(command: _F) -> _F:

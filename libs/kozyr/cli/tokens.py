@@ -22,8 +22,15 @@ DEV_JWT_KEY_FILE = "dev-jwt-key"
 
 
 def dev_key_path() -> Path:
-    """Where `make run` keeps its dev secret: $KOZYR_DATA_DIR/dev-jwt-key."""
-    return Path(os.environ.get("KOZYR_DATA_DIR", ".kozyr")).resolve() / DEV_JWT_KEY_FILE
+    """Where `make run` keeps its dev secret: $KOZYR_DATA_DIR/dev-jwt-key, else the
+    nearest .kozyr/dev-jwt-key from the current folder up (./.kozyr/ when none)."""
+    if os.environ.get("KOZYR_DATA_DIR"):
+        return Path(os.environ["KOZYR_DATA_DIR"]).resolve() / DEV_JWT_KEY_FILE
+    here = Path.cwd().resolve()
+    for folder in (here, *here.parents):
+        if (folder / ".kozyr" / DEV_JWT_KEY_FILE).is_file():
+            return folder / ".kozyr" / DEV_JWT_KEY_FILE
+    return here / ".kozyr" / DEV_JWT_KEY_FILE
 
 
 def signing_settings() -> Settings:

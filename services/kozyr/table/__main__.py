@@ -7,6 +7,8 @@ import asyncio
 import gc
 import sys
 
+from sqlalchemy.engine import make_url
+
 from kozyr.runtime import SettingsError, configure_logging_for, get_logger, load_settings
 from kozyr.table import workers
 from kozyr.table.service import REQUIRED_SETTINGS, TableService
@@ -28,7 +30,9 @@ async def run() -> None:
     port = await service.start()
     gc.freeze()
     gc.set_threshold(*GC_THRESHOLDS)
-    get_logger("kozyr.table").info("table service ready", port=port)
+    database = make_url(settings.database_url or "").render_as_string(hide_password=True)
+    # the same URL `make run`'s banner prints (and .kozyr/stack.json holds)
+    get_logger("kozyr.table").info("table service ready", port=port, database=database)
     await service.run_until_signal()
 
 

@@ -1,0 +1,147 @@
+"""The tools find `make run` by themselves: the real dev stack (`python -m kozyr.devstack`,
+embedded PostgreSQL and NATS, every service) runs in a scratch checkout, and `kozyr
+health`, `token`, `tables`, `replay` and `verify` run from a sub-folder of it with no
+KOZYR_* variable set. When the stack stops, its stack file goes with it."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from kozyr.api.common.v1 import games_pb2
+from kozyr.client import TableClient
+from kozyr.infra import free_port
+from kozyr.runtime.auth import Role, verify_token
+
+pytestmark = pytest.mark.e2e
+
+KOZYR = Path(sys.executable).parent / "kozyr"
+"""The console script `make install` puts in .venv/bin."""
+START_SECONDS = 240.0
+
+
+def _without_kozyr_variables() -> dict[str, str]:
+    return {k: v for k, v in os.environ.items() if not k.startswith("KOZYR_")}
+
+
+class DevStack:
+    """`python -m kozyr.devstack` run from `checkout`, as `make run` runs it."""
+
+    def __init__(self, checkout: Path) -> None:
+        self.checkout = checkout
+        self.stack_file = checkout / ".kozyr" / "stack.json"
+        self.log = checkout / "make-run.log"
+        env = _without_kozyr_variables()
+        for name in ("TABLE", "MATCHMAKING", "BOTS", "CLOCK"):  # not the usual 5005x
+            env[f"KOZYR_{name}_PORT"] = str(free_port())
+        with self.log.open("wb") as log:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "kozyr.devstack"],
+                cwd=checkout,
+                env=env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
+
+    def kozyr(self, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+        """`.venv/bin/kozyr ARGS` in `cwd`, with no KOZYR_* variable at all."""
+        return subprocess.run(
+            [str(KOZYR), *args],
+            cwd=cwd,
+            env=_without_kozyr_variables(),
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+
+    def wait_serving(self, cwd: Path) -> None:
+        """Until the stack file is written and `kozyr health` (from `cwd`) says SERVING."""
+        deadline = time.monotonic() + START_SECONDS
+        while time.monotonic() < deadline:
+            assert self.process.poll() is None, f"make run exited:\n{self.tail()}"
+            if self.stack_file.exists() and self.kozyr("health", cwd=cwd).returncode == 0:
+                return
+            time.sleep(1)
+        raise AssertionError(f"the dev stack did not start in {START_SECONDS} s:\n{self.tail()}")
+
+    def stop(self) -> int:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+        return self.process.wait(60)
+
+    def tail(self) -> str:
+        return "\n".join(self.log.read_text(errors="replace").splitlines()[-40:])
+
+
+@pytest.fixture
+def dev_stack(tmp_path: Path) -> Iterator[DevStack]:
+    checkout = tmp_path / "checkout"
+    checkout.mkdir()
+    stack = DevStack(checkout)
+    try:
+        yield stack
+    finally:
+        if stack.process.poll() is None:
+            stack.process.send_signal(signal.SIGTERM)
+            try:
+                stack.process.wait(60)
+            except subprocess.TimeoutExpired:
+                stack.process.kill()
+                stack.process.wait()
+
+
+async def _create_table(target: str, token: str) -> str:
+    async with TableClient(target, token) as service:
+        created = await service.create_table(games_pb2.GAME_THREE_FIVE_EIGHT, ["ana", None, None])
+    return created.table_id
+
+
+def test_kozyr_commands_find_make_run_from_a_sub_folder(dev_stack: DevStack) -> None:
+    sub = dev_stack.checkout / "docs" / "somewhere"
+    sub.mkdir(parents=True)
+    dev_stack.wait_serving(cwd=sub)
+
+    written = json.loads(dev_stack.stack_file.read_text())
+    assert written["pid"] == dev_stack.process.pid
+    assert dev_stack.stack_file.stat().st_mode & 0o077 == 0, "it holds the dev key"
+    log = dev_stack.log.read_text()
+    assert str(dev_stack.stack_file) in log, "the banner names it"
+    banner = next(line for line in log.splitlines() if line.strip().startswith("PostgreSQL"))
+    ready = next(line for line in log.splitlines() if "table service ready" in line)
+    assert written["database_url"] in banner
+    assert written["database_url"] in ready, "the banner and the log name one database"
+
+    minted = dev_stack.kozyr("token", "matchmaker", "--role", "service", cwd=sub)
+    assert minted.returncode == 0, minted.stderr
+    service_token = minted.stdout.strip()
+    principal = verify_token(service_token, key=written["jwt_key"])
+    assert (principal.subject, principal.role) == ("matchmaker", Role.SERVICE)
+
+    table_id = asyncio.run(_create_table(written["targets"]["table"], service_token))
+
+    found = dev_stack.kozyr("tables", "--player", "ana", "--json", cwd=sub)
+    assert found.returncode == 0, found.stderr
+    assert [t["table_id"] for t in json.loads(found.stdout)] == [table_id]
+
+    replayed = dev_stack.kozyr("replay", table_id, cwd=sub)
+    assert replayed.returncode == 0, replayed.stderr
+    assert "ana" in replayed.stdout, "the players are named"
+    verified = dev_stack.kozyr("verify", table_id, "--json", cwd=sub)
+    assert verified.returncode == 0, verified.stderr + verified.stdout
+    assert json.loads(verified.stdout)["ok"] is True
+
+    assert dev_stack.stop() == 0
+    assert not dev_stack.stack_file.exists(), "a stopped stack leaves no stack file"
+    gone = dev_stack.kozyr("replay", table_id, cwd=sub)
+    assert gone.returncode == 2
+    assert "KOZYR_DATABASE_URL" in gone.stderr
