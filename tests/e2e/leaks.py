@@ -66,7 +66,8 @@ THREE_FIVE_EIGHT = "three_five_eight"
 KHOZOR_TEAMS = "khozor_teams"
 SIGNAL_EVENTS = frozenset({"SignalSet", "SignalCleared"})
 
-Kind = Literal["view", "history", "refusal", "public"]
+Kind = Literal["view", "history", "refusal", "public", "page"]
+"""A "page" is the text of a dispute viewer's page that quotes one log position."""
 
 
 @dataclass(frozen=True)
@@ -110,6 +111,12 @@ def seen_public(data: dict[str, Any], where: str) -> Seen:
     """A public table event (plain JSON), judged as seen at version 0 by a spectator:
     the strictest bar — no card at all, and no deal's seed, is allowed in it."""
     return Seen("public", 0, data, where)
+
+
+def seen_page(position: int, texts: list[str], where: str) -> Seen:
+    """Text of a `kozyr replay --html` page quoting log position `position` (0: text
+    that quotes none), judged as free text at that position (`log_numbers`)."""
+    return Seen("page", position, texts, where)
 
 
 def strings(value: Any) -> Iterator[str]:
@@ -443,7 +450,7 @@ def _problems(
     text = "\n".join(strings(item.data)).lower()
     problems += [f"seed of a deal not yet revealed: {seed[:12]}…" for seed, revealed in
                  seeds.items() if revealed > item.version and seed in text]  # fmt: skip
-    if item.kind in ("refusal", "public"):
+    if item.kind in ("refusal", "public", "page"):
         named = cards_in_text(strings(item.data))  # a card anywhere, even inside a text
     else:
         named = cards_in(item.data)

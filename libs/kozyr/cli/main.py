@@ -1,6 +1,7 @@
 """`kozyr`: the command line of moderators and developers (docs/moderation.md).
 
     kozyr replay TABLE_ID [--seat N] [--json]   the game deal by deal, from the log
+    kozyr replay TABLE_ID [--seat N] --html FILE [--lang en|ro|it]   the dispute viewer
     kozyr verify TABLE_ID [--json]              hash chain, seeds, deals, rules, result
     kozyr tables [--player ID] [--since DATE] [--state open|finished] [--json]
     kozyr token SUBJECT [--role R] [--ttl-hours H]
@@ -22,12 +23,14 @@ import asyncio
 import functools
 import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
 import typer
 
 from kozyr.cli.play.command import play as play_command
 from kozyr.cli.problems import CliError, ExitCode
+from kozyr.games.translations import Lang
 from kozyr.runtime.auth import Role
 
 app = typer.Typer(
@@ -81,15 +84,29 @@ def replay(
         typer.Option("--seat", min=0, help="Only what this seat saw (default: everything)."),
     ] = None,
     as_json: AsJson = False,
+    html: Annotated[
+        Path | None,
+        typer.Option(
+            "--html",
+            dir_okay=False,
+            help="Write the dispute viewer, one self-contained HTML page, to this file.",
+        ),
+    ] = None,
+    lang: Annotated[
+        Lang, typer.Option("--lang", help="The language of the HTML page's labels.")
+    ] = Lang.EN,
 ) -> None:
     """Replay a table from the event log, deal by deal (reads KOZYR_DATABASE_URL)."""
-    from kozyr.cli.tables import database_url, parse_table_id, read_table
+    from kozyr.cli.tables import database_url, parse_table_id, read_table, write_page
     from kozyr.tables import audit
 
+    if as_json and html is not None:
+        raise CliError("--json and --html are two different outputs: choose one")
     wanted = parse_table_id(table_id)
     table = asyncio.run(read_table(database_url(), wanted))
     try:
         result = audit.replay(table.events, seat)
+        page = None if html is None else audit.dispute_page(table.events, table.chain, seat, lang)
     except audit.NoSuchSeat as err:
         raise CliError(str(err)) from None
     except audit.AuditError as err:
@@ -101,7 +118,9 @@ def replay(
             " (run `kozyr verify`)",
             err=True,
         )
-    if as_json:
+    if html is not None and page is not None:
+        typer.echo(write_page(html, page))
+    elif as_json:
         _print_json(result.to_dict())
     else:
         typer.echo(result.to_text(), nl=False)

@@ -1,4 +1,5 @@
-"""Reading one table's stream from the event store, for `kozyr replay` and `kozyr verify`.
+"""Reading one table's stream from the event store, for `kozyr replay` and `kozyr verify`
+(and writing the dispute viewer's page of it).
 
 Every failure a moderator can meet here (no configured database, a wrong URL, a
 database that is down or not migrated, a table id that names nothing) becomes a
@@ -11,6 +12,7 @@ import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from pathlib import Path
 
 import asyncpg
 from sqlalchemy.engine import make_url
@@ -93,3 +95,12 @@ async def read_table(url: str, table_id: str) -> TableStream:
     if not events and chain.version == 0:
         raise CliError(f"there is no table {table_id} in the database at {safe_url(url)}")
     return TableStream(table_id, events, chain)
+
+
+def write_page(path: Path, page: str) -> str:
+    """Write the dispute viewer's page to `path`; CliError when it cannot be written."""
+    try:
+        path.write_text(page, encoding="utf-8")
+    except OSError as err:
+        raise CliError(f"cannot write the page to {path}: {err.strerror or err}") from None
+    return f"wrote {path} ({len(page.encode()):,} bytes)"

@@ -129,6 +129,18 @@ def test_a_table_id_must_be_a_uuid(runner: CliRunner, command: str) -> None:
     assert "'table-42' is not a table id" in result.stderr
 
 
+def test_the_dispute_viewer_is_html_or_json_not_both(runner: CliRunner, tmp_path: Path) -> None:
+    table_id = "5cf7ccbf-4359-5af3-99f0-274947348cd8"
+    page = str(tmp_path / "page.html")
+    result = runner.invoke(app, ["replay", table_id, "--json", "--html", page])
+    assert result.exit_code == 2
+    assert "--json and --html are two different outputs" in result.stderr
+    result = runner.invoke(app, ["replay", table_id, "--html", page, "--lang", "fr"])
+    assert result.exit_code == 2
+    assert "fr" in result.output
+    assert not (tmp_path / "page.html").exists()
+
+
 def test_the_help_lists_every_command(runner: CliRunner) -> None:
     result = runner.invoke(app, ["--help"])
     assert result.exit_code == 0

@@ -17,6 +17,9 @@ running: a disputed game is settled from the log alone (docs/moderation.md).
   one. A forger who rewrites a score and re-hashes the whole chain is still caught.
 
 Both return values with `to_dict()` (JSON-able) and `to_text()` (for people).
+
+- `dispute_page(events, chain, seat, lang)` is the dispute viewer: the replay, the
+  deals' fairness proofs and the verdict as one self-contained HTML page (`page`).
 """
 
 from kozyr.tables.audit.games import (
@@ -26,6 +29,8 @@ from kozyr.tables.audit.games import (
     commitment_of,
     profile_of,
 )
+from kozyr.tables.audit.page import dispute_page, render_page
+from kozyr.tables.audit.proofs import DealProof, as_seen, deal_proofs
 from kozyr.tables.audit.replaying import DealReplay, Origin, Replay, Step, replay
 from kozyr.tables.audit.text import render_replay, render_report, step_text
 from kozyr.tables.audit.verifying import AuditReport, Check, Problem, verify
@@ -34,6 +39,7 @@ __all__ = [
     "AuditError",
     "AuditReport",
     "Check",
+    "DealProof",
     "DealReplay",
     "GameProfile",
     "NoSuchSeat",
@@ -41,8 +47,12 @@ __all__ = [
     "Problem",
     "Replay",
     "Step",
+    "as_seen",
     "commitment_of",
+    "deal_proofs",
+    "dispute_page",
     "profile_of",
+    "render_page",
     "render_replay",
     "render_report",
     "replay",

@@ -144,17 +144,17 @@ def acted_for(step: Step, seats: Sequence[str]) -> str | None:
     return None if step.origin.actor == seats[seat] else step.origin.actor
 
 
-def _openers(steps: Sequence[Step]) -> set[int]:
+def openers(steps: Sequence[Step]) -> set[int]:
     """The positions of the steps that open an append: a command's first event (the
     events one command causes are stored together, with one time and request)."""
-    openers = set()
+    opening = set()
     previous: tuple[str | None, str] | None = None
     for step in steps:
         key = (step.origin.request_id if step.origin else None, step.recorded_at)
         if key != previous:
-            openers.add(step.position)
+            opening.add(step.position)
         previous = key
-    return openers
+    return opening
 
 
 def step_line(step: Step, seats: Sequence[str], opens: bool) -> str:
@@ -186,10 +186,10 @@ def render_replay(r: Replay) -> str:
         else f"seat {r.seat} ({player_name(r.seats[r.seat])}), what it saw"
     )
     players = ", ".join(f"{s}: {player_name(p)}" for s, p in enumerate(r.seats))
-    openers = _openers(all_steps(r))
+    shown_by = openers(all_steps(r))
 
     def lines_of(steps: Sequence[Step], indent: str) -> list[str]:
-        return [indent + step_line(s, r.seats, s.position in openers) for s in steps]
+        return [indent + step_line(s, r.seats, s.position in shown_by) for s in steps]
 
     lines = [
         f"Table {r.table_id}  game {r.game_id}  version {r.version}  "

@@ -1,0 +1,119 @@
+"""The dispute viewer's page without a browser: its fairness proofs (which must be able
+to say "no"), what a seat's page holds back, its languages, escaping, and that it
+points at nothing outside itself. Chromium, the HTML checker and the leak checker see
+whole games' pages in tests/integration/table/test_dispute_viewer.py."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pytest
+
+from kozyr.cli.problems import CliError
+from kozyr.cli.tables import write_page
+from kozyr.eventstore import RecordedEvent
+from kozyr.games import khozor_teams, three_five_eight
+from kozyr.games.translations import Lang
+from kozyr.tables import audit
+from kozyr.tables.audit.labels import LABELS
+from tests.support.pages import page_text
+from tests.unit.table.test_audit_games import GAMES, played, rehashed
+
+
+def page_of(events: list[RecordedEvent], seat: int | None = None, lang: Lang = Lang.EN) -> str:
+    return audit.dispute_page(events, rehashed(events)[1], seat, lang)
+
+
+def fairness_rows(page: str) -> list[list[str]]:
+    """The fairness table's rows as their cells' texts."""
+    section = page[page.index('<section id="fairness">') :]
+    body = section[section.index("<tbody>") : section.index("</tbody>")]
+    return [
+        [t for texts in page_text(row).by_position.values() for t in texts]
+        for row in body.split("</tr>")
+        if "<td" in row
+    ]
+
+
+def test_every_label_is_in_every_language() -> None:
+    assert {key: set(texts) for key, texts in LABELS.items() if set(texts) != set(Lang)} == {}
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_an_honest_game_proves_every_deal(game_id: str) -> None:
+    game = played(game_id)
+    page = page_of(game.copy_events())
+    deals = [e for e in game.events if e.type in ("CardsDealt", "RoundDealt")]
+    rows = fairness_rows(page)
+    assert [row[0] for row in rows] == [str(n) for n in range(1, len(deals) + 1)]
+    for row, dealt in zip(rows, deals, strict=True):
+        assert row[1:] == [dealt.data["commitment"], dealt.data["seed"], "yes", "yes"]
+    assert "yes: every check holds" in page
+
+
+def test_a_seed_that_deals_other_hands_is_a_no() -> None:
+    game = played(three_five_eight.GAME_ID)
+    events = game.copy_events()
+    dealt = next(e for e in events if e.type == "CardsDealt")
+    other = bytes(32)
+    dealt.data["seed"], dealt.data["commitment"] = other.hex(), hashlib.sha256(other).hexdigest()
+    row = fairness_rows(page_of(events))[0]
+    assert row[-2:] == ["yes", "no"]  # the seed hashes to its commitment; its deal differs
+    assert "no: DEAL_MISMATCH fails at event #3" in page_of(events)
+
+
+def test_a_seed_that_misses_its_commitment_is_a_no() -> None:
+    game = played(khozor_teams.GAME_ID)
+    events = game.copy_events()
+    dealt = next(e for e in events if e.type == "RoundDealt")
+    dealt.data["commitment"] = "0" * 64
+    assert fairness_rows(page_of(events))[0][-2:] == ["no", "yes"]
+
+
+def test_a_seat_page_holds_back_the_hands_and_the_seed_not_yet_revealed() -> None:
+    game = played(three_five_eight.GAME_ID)
+    middle = [e for e in game.events if e.type == "TrickTaken"][20].position
+    events = game.copy_events()[:middle]
+    dealt = [e for e in events if e.type == "CardsDealt"]
+    page = page_of(events, seat=0)
+    current = dealt[-1].data
+    assert current["commitment"] in page
+    assert current["seed"] not in page
+    assert " ".join(current["hands"][1]) not in page
+    assert " ".join(current["hands"][0][:6]) in page  # its own first six
+    last = fairness_rows(page)[-1]
+    assert last[2:] == ["not revealed yet", "-", "yes"]
+    assert dealt[0].data["seed"] in page  # deal 1 is over: revealed
+    assert "in progress" in page
+    assert "Made by" not in page  # who acted: the moderator's only
+    assert "(player)" not in page
+
+
+def test_the_page_speaks_the_viewers_language() -> None:
+    events = played(khozor_teams.GAME_ID).copy_events()
+    page = page_of(events, seat=2, lang=Lang.RO)
+    assert '<html lang="ro">' in page
+    for key in ("fairness", "players", "Round", "seat_view"):
+        assert LABELS[key][Lang.RO].split(" {")[0] in page
+    assert LABELS["fairness"][Lang.EN] not in page
+
+
+def test_player_names_are_escaped_and_nothing_points_outside_the_page() -> None:
+    events = played(three_five_eight.GAME_ID).copy_events()
+    events[0].data["seats"] = ['<img src="https://example.org/x.png">', "bogdan", "chiara"]
+    page = page_of(events)
+    assert "<img" not in page
+    assert "&lt;img src=&quot;https://example.org/x.png&quot;&gt;" in page
+    text = page_text(page)
+    assert text.urls
+    assert all(url.startswith("#") for url in text.urls)
+    assert "<script" not in page
+    assert "<link" not in page
+
+
+def test_a_page_that_cannot_be_written_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(CliError, match="cannot write the page to"):
+        write_page(tmp_path / "missing" / "page.html", "<!DOCTYPE html>")
+    assert write_page(tmp_path / "page.html", "<p>é</p>").endswith("(9 bytes)")
+    assert (tmp_path / "page.html").read_bytes() == "<p>é</p>".encode()
