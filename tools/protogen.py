@@ -57,9 +57,16 @@ class Layout:
     target_package: str = "kozyr.api"
 
 
+VENDORED = ("google",)
+"""Top folders of vendored protos (protos/google/rpc: the error details, for clients in
+other languages). Not generated here: Python has them from googleapis-common-protos."""
+
+
 def find_protos(proto_root: Path, source_package: str) -> list[Path]:
-    """Every .proto under the root, as paths relative to it; all must sit in the package dir."""
-    protos = sorted(p.relative_to(proto_root) for p in proto_root.rglob("*.proto"))
+    """Every .proto under the root but the vendored ones, as paths relative to it; all
+    must sit in the package dir."""
+    found = (p.relative_to(proto_root) for p in proto_root.rglob("*.proto"))
+    protos = sorted(p for p in found if p.parts[0] not in VENDORED)
     misplaced = [p for p in protos if p.parts[0] != source_package]
     if misplaced:
         names = ", ".join(str(p) for p in misplaced)

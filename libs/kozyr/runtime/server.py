@@ -38,7 +38,6 @@ from typing import Any
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection
 
 from kozyr.runtime.auth import TokenVerifier
 from kozyr.runtime.interceptors import (
@@ -52,6 +51,7 @@ from kozyr.runtime.interceptors import (
 from kozyr.runtime.limits import AdmissionInterceptor, DeadlineInterceptor
 from kozyr.runtime.logging import get_logger
 from kozyr.runtime.metrics import MetricsServer, start_metrics_server
+from kozyr.runtime.reflection import enable_reflection
 from kozyr.runtime.settings import Settings
 from kozyr.runtime.tracing import TracingInterceptor, configure_tracing
 
@@ -154,9 +154,7 @@ class GrpcServer:
         for spec in self.services:
             spec.register(server)
         health_pb2_grpc.add_HealthServicer_to_server(self.health, server)
-        reflection.enable_server_reflection(
-            [*self.service_names, HEALTH_SERVICE, reflection.SERVICE_NAME], server
-        )
+        enable_reflection([*self.service_names, HEALTH_SERVICE], server)
         self.port = _bind(
             server,
             self.settings.grpc_host,

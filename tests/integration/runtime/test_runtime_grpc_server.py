@@ -17,6 +17,7 @@ from typing import Any
 
 import grpc
 import pytest
+from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
@@ -31,6 +32,7 @@ from kozyr.runtime.errors import (
 )
 from kozyr.runtime.interceptors import AuthPolicy, call_metadata
 from kozyr.runtime.logging import configure_logging
+from kozyr.runtime.reflection import add_v1_descriptor
 from kozyr.runtime.server import GrpcServer, ServiceSpec
 from kozyr.runtime.settings import Settings, SettingsError, load_settings
 
@@ -218,6 +220,46 @@ async def test_reflection_lists_the_hosted_services(channel: grpc.aio.Channel) -
         "grpc.health.v1.Health",
         "grpc.reflection.v1alpha.ServerReflection",
     }
+
+
+def _v1_reflection_classes() -> tuple[Any, Any]:
+    """grpc.reflection.v1's request and response classes, from the v1 descriptor the
+    server publishes (not the v1alpha classes the server decodes them with)."""
+    pool = descriptor_pool.Default()
+    add_v1_descriptor(pool)
+    request = message_factory.GetMessageClass(
+        pool.FindMessageTypeByName("grpc.reflection.v1.ServerReflectionRequest")
+    )
+    response = message_factory.GetMessageClass(
+        pool.FindMessageTypeByName("grpc.reflection.v1.ServerReflectionResponse")
+    )
+    return request, response
+
+
+async def test_reflection_v1_answers_over_the_socket(channel: grpc.aio.Channel) -> None:
+    request_class, response_class = _v1_reflection_classes()
+    call = channel.stream_stream(
+        "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo",
+        request_serializer=lambda m: m.SerializeToString(),
+        response_deserializer=response_class.FromString,
+    )
+    asks = [
+        request_class(list_services=""),
+        request_class(file_containing_symbol="grpc.health.v1.Health"),
+        request_class(file_containing_symbol="grpc.reflection.v1.ServerReflection"),
+        request_class(file_containing_symbol="no.such.Symbol"),
+    ]
+    answers = [answer async for answer in call(iter(asks))]
+    assert {s.name for s in answers[0].list_services_response.service} >= {
+        ECHO_SERVICE,
+        "grpc.health.v1.Health",
+        "grpc.reflection.v1.ServerReflection",
+        "grpc.reflection.v1alpha.ServerReflection",
+    }
+    for answer, package in zip(answers[1:3], ("grpc.health.v1", "grpc.reflection.v1"), strict=True):
+        [raw] = answer.file_descriptor_response.file_descriptor_proto
+        assert descriptor_pb2.FileDescriptorProto.FromString(raw).package == package
+    assert answers[3].error_response.error_code == grpc.StatusCode.NOT_FOUND.value[0]
 
 
 # --------------------------------------------------------------------------- authentication

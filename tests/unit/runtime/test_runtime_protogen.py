@@ -225,6 +225,31 @@ def test_a_proto_outside_the_package_directory_is_refused(tmp_path: Path) -> Non
     assert "protos must live under kozyr/" in result.stderr
 
 
+def test_vendored_google_protos_are_not_generated(tmp_path: Path) -> None:
+    box = Sandbox(tmp_path)
+    box.write_proto("kozyr/x/v1/x.proto", 'syntax = "proto3";\npackage kozyr.x.v1;\n')
+    vendored = REPO / "protos" / "google" / "rpc" / "status.proto"
+    box.write_proto("google/rpc/status.proto", vendored.read_text())
+    result = box.generate()
+    assert result.returncode == 0, result.stderr
+    assert box.files() == {
+        "x/v1/x_pb2.py",
+        "x/v1/x_pb2.pyi",
+        "x/v1/x_pb2_grpc.py",
+        "x/v1/x_pb2_grpc.pyi",
+    }
+
+
+def test_the_vendored_error_protos_are_those_python_uses() -> None:
+    """protos/google/rpc is googleapis' own text, as googleapis-common-protos ships it
+    (the messages the Python SDK decodes): re-vendor when that package moves."""
+    from google.rpc import status_pb2  # type: ignore[import-untyped]
+
+    shipped = Path(status_pb2.__file__).parent
+    for name in ("status.proto", "error_details.proto"):
+        assert (REPO / "protos/google/rpc" / name).read_text() == (shipped / name).read_text()
+
+
 def test_a_protoc_error_is_reported(tmp_path: Path) -> None:
     box = Sandbox(tmp_path)
     box.write_proto("kozyr/bad/v1/bad.proto", 'syntax = "proto3";\nmessage {')
