@@ -59,8 +59,8 @@ tr.trick td { background: #f3f7e9; }
 tr.score td { background: #fff4d6; font-weight: 600; }
 tr.reveal td { background: #eef0fb; }
 td.other { color: #b3261e; font-weight: 600; }
-td.yes { color: #1b6e2a; font-weight: 600; }
-td.no { color: #b3261e; font-weight: 600; }
+.yes { color: #1b6e2a; font-weight: 600; }
+.no { color: #b3261e; font-weight: 600; }
 nav ol { columns: 6 8rem; padding-left: 1.2rem; }
 """
 
@@ -138,7 +138,7 @@ class _Page:
             self.contents(),
             self.section("opening", self.t("opening"), self.steps_table(r.opening)),
             *(self.deal(deal) for deal in r.deals),
-            self.section("end", self.t("end"), self.steps_table(r.ending) + self.result()),
+            self.section("end", self.t("end"), self.steps_table(r.ending)) if r.ending else "",
             self.scores(),
             self.fairness(proofs, verified),
             "</main>",
