@@ -287,7 +287,7 @@ class TableApp:
                     held = None
                     continue
                 if await self._answered(stream, request_id, key):
-                    return Outcome(await self.load(table_id), duplicate=True)
+                    return await self._repeated(table_id)
                 raise
             held = None
             try:
@@ -341,6 +341,8 @@ class TableApp:
         try:
             outcome = await self._commit(table_id, plan, key, actor, key)
         except _TurnClosed as closed:
+            if closed.table.is_over:  # maybe the retry of the expiry that ended the game
+                await self._renote(closed.table)
             return Outcome(closed.table, applied=False)
         return Outcome(outcome.table, duplicate=outcome.duplicate, applied=not outcome.duplicate)
 
@@ -481,10 +483,17 @@ class TableApp:
         """A request applied before: the table as the log has it now, noted again in the
         directory (the first answer may have been lost before its note was written)."""
         table = await self.load(table_id)
-        if self.directory is not None:
-            events = await self.store.read(stream_of(table_id), limit=None if table.is_over else 1)
-            await self._note(table, events[0].recorded_at, finish_time(events))
+        await self._renote(table)
         return Outcome(table, duplicate=True)
+
+    async def _renote(self, table: Table) -> None:
+        """Write the table's directory row again, from the log."""
+        if self.directory is None:
+            return
+        events = await self.store.read(
+            stream_of(table.table_id), limit=None if table.is_over else 1
+        )
+        await self._note(table, events[0].recorded_at, finish_time(events))
 
     async def _note(
         self, table: Table, created_at: datetime | None = None, finished_at: datetime | None = None

@@ -30,12 +30,15 @@ pytestmark = pytest.mark.integration
 OPEN, FINISHED = pb.TABLE_STATE_OPEN, pb.TABLE_STATE_FINISHED
 
 
-async def _finish(client: TableClient, table_id: str) -> None:
-    """Play a higher-card table to its end with the clock's default moves."""
+async def _finish(client: TableClient, table_id: str) -> int:
+    """Play a higher-card table to its end with the clock's default moves; the number of
+    the turn whose expiry ended it."""
     view = await client.get_table(table_id)
     while not view.finished:
-        await client.expire_turn(table_id, view.turn.number)
+        last = view.turn.number
+        await client.expire_turn(table_id, last)
         view = await client.get_table(table_id)
+    return last
 
 
 async def _tables(client: TableClient) -> dict[str, str]:
@@ -168,6 +171,40 @@ async def test_players_and_services_may_not_list_tables(
             await _refusal(client.list_tables(), grpc.StatusCode.PERMISSION_DENIED)
 
 
+async def test_a_note_lost_after_its_append_is_written_by_the_retry(
+    table_service: RunningTableService, database_url: str
+) -> None:
+    """A process that dies between an append and its directory row leaves the row
+    missing (or unfinished): the client's retry of the same request writes it."""
+    target = table_service.target
+    async with (
+        TableClient(target, token("mm", Role.SERVICE)) as service,
+        TableClient(target, token("moderator", Role.ADMIN)) as admin,
+    ):
+        created = await service.create_table(CODE, ["ana", "bogdan"], request_id="r-1")  # type: ignore[arg-type]
+        last_turn = await _finish(service, created.table_id)
+        await _directory_sql(database_url, "DELETE FROM table_directory")
+        assert _ids(await admin.list_tables()) == []
+        again = await service.create_table(CODE, ["ana", "bogdan"], request_id="r-1")  # type: ignore[arg-type]
+        assert again.table_id == created.table_id
+        [row] = (await admin.list_tables()).tables
+        assert row.state == FINISHED, "the retry writes the row as the log has it now"
+        await _directory_sql(database_url, "UPDATE table_directory SET finished_at = NULL")
+        assert [t.state for t in (await admin.list_tables()).tables] == [OPEN]
+        expired = await service.expire_turn(created.table_id, last_turn)
+        assert not expired.applied
+        [row] = (await admin.list_tables()).tables
+        assert row.state == FINISHED, "the retried expiry that ended the game"
+
+
+async def _directory_sql(database_url: str, statement: str) -> None:
+    connection = await asyncpg.connect(asyncpg_dsn(database_url))
+    try:
+        await connection.execute(statement)
+    finally:
+        await connection.close()
+
+
 async def test_a_lost_directory_is_rebuilt_from_the_log(
     database_url: str, nats_url: str, subject_root: str
 ) -> None:
@@ -177,11 +214,7 @@ async def test_a_lost_directory_is_rebuilt_from_the_log(
         async with service, admin:
             await _tables(service)
             before = await admin.list_tables()
-    connection = await asyncpg.connect(asyncpg_dsn(database_url))
-    try:
-        await connection.execute("DROP TABLE table_directory")
-    finally:
-        await connection.close()
+    await _directory_sql(database_url, "DROP TABLE table_directory")
     async with running_table_service(database_url, nats_url, subject_root) as second:
         admin = TableClient(second.target, token("moderator", Role.ADMIN))
         async with admin:
