@@ -8,11 +8,18 @@ from __future__ import annotations
 
 import pytest
 
-from kozyr.cli.play import controls
+from kozyr.api.common.v1 import games_pb2
+from kozyr.api.table.v1 import actions_pb2
+from kozyr.cli.play import controls, render
 from kozyr.cli.play.app import PlayApp
 from kozyr.cli.play.lobby import make_plan
+from kozyr.client import TableClient
+from kozyr.games.errors import COMMON_TEXTS
+from kozyr.games.khozor_teams.texts import ERRORS as KHOZOR_TEXTS
 from kozyr.games.translations import Lang
 from tests.e2e.play.conftest import SCREEN, PlayStack, screen_text, until
+from tests.e2e.published import stored_events
+from tests.support.tables import token
 
 pytestmark = pytest.mark.e2e
 
@@ -45,3 +52,124 @@ async def test_a_private_table_against_computers_is_drawn_and_played_by_keys(
         assert app.session is not None
         assert app.session.pending is None
         assert "Sent:" in screen_text(app, "status")
+
+
+async def _to_act(stack: PlayStack, table_id: str) -> tuple[int, list[int]]:
+    """The table's turn number and the seats it waits for (a spectator's view)."""
+    async with TableClient(stack.mm.table.target, token("spectator")) as spectator:
+        view = await spectator.get_table(table_id)
+    return view.turn.number, list(view.turn.seats)
+
+
+async def test_a_move_out_of_turn_is_explained_in_the_players_language(
+    play_stack: PlayStack,
+) -> None:
+    players = ["ana", "bob", "carol"]
+    table_id = await play_stack.open_table(players)
+    _, seats = await _to_act(play_stack, table_id)
+    idle = next(p for seat, p in enumerate(players) if seat not in seats)
+    app = PlayApp(play_stack.endpoints(idle), make_plan("358", table_id=table_id), Lang.RO)
+    async with app.run_test(size=SCREEN) as pilot:
+        await until(pilot, lambda: app.view is not None)
+        assert "Alegerea jocului" in screen_text(app, "turn")
+        assert "1:Atu ♠  2:Atu ♥" in screen_text(app, "hand")  # the contract row
+        await pilot.press("enter")
+        not_your_turn = COMMON_TEXTS["NOT_YOUR_TURN"][Lang.RO]
+        await until(pilot, lambda: screen_text(app, "status") == not_your_turn)
+        assert app.session is not None
+        assert app.session.pending is None  # refused: not sent again
+
+
+async def test_h_asks_for_a_hint_which_enter_then_plays(play_stack: PlayStack) -> None:
+    table_id = await play_stack.open_table(["ana", None, None])
+    app = PlayApp(play_stack.endpoints("ana"), make_plan("358", table_id=table_id), Lang.EN)
+    async with app.run_test(size=SCREEN) as pilot:
+        await until(pilot, lambda: _mine(app))
+        await pilot.press("h")
+        await until(pilot, lambda: screen_text(app, "status").startswith("Hint: "))
+        assert app.view is not None
+        shown = controls.chosen_move(app.view, app.selection)
+        assert shown in controls.turn_moves(app.view)
+        described = render.describe(app.view, shown, Lang.EN)
+        assert screen_text(app, "status") == f"Hint: {described} — Enter plays it"
+        before = app.view.version
+        await pilot.press("enter")
+        await until(pilot, lambda: app.view is not None and app.view.version > before)
+    events = await stored_events(play_stack.mm.table.database_url, table_id)
+    person = [e for e in events if not str(e.metadata.get("request_id", "")).startswith("bots:")]
+    assert any(e.type in ("ContractChosen", "CardPlayed") for e in person)
+
+
+async def test_a_move_made_while_the_table_service_is_down_is_applied_once_when_it_is_back(
+    play_stack: PlayStack,
+) -> None:
+    players = ["ana", "bob", "carol"]
+    table_id = await play_stack.open_table(players)
+    _, seats = await _to_act(play_stack, table_id)
+    declarer = players[seats[0]]
+    app = PlayApp(play_stack.endpoints(declarer), make_plan("358", table_id=table_id), Lang.EN)
+    service = play_stack.mm.table.service
+    async with app.run_test(size=SCREEN) as pilot:
+        await until(pilot, lambda: _mine(app))
+        assert app.session is not None
+        session = app.session
+        service.kill()
+        await until(pilot, lambda: not session.connected)
+        assert "reconnecting" in screen_text(app, "status")
+        await pilot.press("enter")
+        await until(pilot, lambda: session.pending is not None)
+        sent = session.pending
+        assert sent is not None
+        await service.start()
+        await until(pilot, lambda: session.pending is None and session.connected)
+        await until(pilot, lambda: app.view is not None and app.view.turn.kind != "contract")
+    events = await stored_events(play_stack.mm.table.database_url, table_id)
+    chosen = [e for e in events if e.type == "ContractChosen"]
+    assert [e.metadata.get("request_id") for e in chosen] == [sent.request_id]
+
+
+async def test_khozor_shows_teams_and_pile_and_toggles_a_signal(play_stack: PlayStack) -> None:
+    seats: list[str | None] = ["ana", *[None] * 7]
+    table_id = await play_stack.open_table(seats, games_pb2.GAME_KHOZOR_TEAMS)
+    app = PlayApp(play_stack.endpoints("ana"), make_plan("khozor", table_id=table_id), Lang.EN)
+    async with app.run_test(size=SCREEN) as pilot:
+        await until(
+            pilot,
+            lambda: _mine(app) and app.view is not None and app.view.turn.kind != "confirm_opener",
+        )
+        view = app.view
+        assert view is not None
+        table = screen_text(app, "table")
+        assert "Team A · ana (you) [person · online]" in table
+        assert table.count("[computer normal · online]") == 7
+        assert "Reserve: " in table
+        assert "p pick up · t 3-set signal · f 5-set signal" in screen_text(app, "keys")
+        three = controls.toggle_signal(actions_pb2.SIGNAL_THREE_SET)
+        settable = three in view.legal_actions
+        await pilot.press("t")
+        if settable:
+            await until(
+                pilot,
+                lambda: (
+                    "ana (you) [person · online]" in screen_text(app, "table")
+                    and _own_signals(app) == "3-set"
+                ),
+            )
+        else:
+            refused = KHOZOR_TEXTS["SIGNAL_NOT_TRUE"][Lang.EN]
+            await until(pilot, lambda: screen_text(app, "status") == refused)
+        before = app.view.version if app.view else 0
+        await pilot.press("enter")  # the turn's first legal lead or beat
+        await until(pilot, lambda: app.view is not None and app.view.version > before)
+        assert app.view is not None
+        assert app.view.khozor_teams.pile or app.view.khozor_teams.hand_counts[0] != len(
+            view.khozor_teams.hand
+        )
+
+
+def _own_signals(app: PlayApp) -> str:
+    """The signals shown on the viewer's own seat line."""
+    for line in screen_text(app, "table").splitlines():
+        if "ana (you)" in line and "Signals: " in line:
+            return line.split("Signals: ", 1)[1]
+    return ""

@@ -69,6 +69,8 @@ class Pending:
     request_id: str
     action: actions_pb2.Action
     expected_version: int | None
+    turn: int
+    """The turn it was chosen in."""
 
 
 class TableSession:
@@ -150,14 +152,15 @@ class TableSession:
         signal = action.WhichOneof("action") == "toggle_signal"
         # a signal may be sent whatever happened since: no version pinned
         expected = None if signal or self.view is None else self.view.version
-        self.pending = Pending(new_request_id(), action, expected)
+        turn = self.view.turn.number if self.view is not None else 0
+        self.pending = Pending(new_request_id(), action, expected, turn)
         return await self._send(self.pending)
 
     async def _resend(self) -> None:
         if self.pending is not None:
             await self._send(self.pending)
 
-    async def _send(self, pending: Pending) -> bool:
+    async def _send(self, pending: Pending, *, stale_again: bool = True) -> bool:
         try:
             async with asyncio.timeout(CALL_SECONDS):
                 answer = await self.table.submit(
@@ -175,12 +178,37 @@ class TableSession:
                 return False
             if self.pending is pending:
                 self.pending = None
+            stale = error_details(err).reason == "STALE_VERSION"
+            if stale and stale_again and await self._same_turn(pending):
+                assert self.view is not None
+                self.pending = Pending(
+                    new_request_id(), pending.action, self.view.version, pending.turn
+                )
+                return await self._send(self.pending, stale_again=False)
             self._on_status(error_text(err, self.lang), True)
             return False
         if self.pending is pending:
             self.pending = None
         self.accept(answer.view)
         return True
+
+    async def _same_turn(self, pending: Pending) -> bool:
+        """After STALE_VERSION: whether the table, read again, still waits for this
+        seat in the same turn — something the move does not depend on changed (a
+        player's presence, a seat's control), so the same decision is sent again."""
+        try:
+            async with asyncio.timeout(CALL_SECONDS):
+                self.accept(await self.table.get_table(self.table_id))
+        except (grpc.aio.AioRpcError, TimeoutError):
+            return False
+        view = self.view
+        return (
+            view is not None
+            and pending.expected_version is not None
+            and view.version > pending.expected_version
+            and view.turn.number == pending.turn
+            and view.seat in view.turn.seats
+        )
 
     async def hint(self) -> actions_pb2.Action | None:
         """The bots service's suggestion for this seat, or None (the reason shown)."""
