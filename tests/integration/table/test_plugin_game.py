@@ -134,3 +134,8 @@ async def test_a_test_only_game_plays_end_to_end_through_the_real_service(
     assert report.ok, report.to_text()
     assert report.deals_rederived == rules.DEALS
     assert "Result: scores" in audit.replay(events).to_text()
+    # The dispute viewer knows no game either: a seat's page of this one, proofs holding.
+    chain = await table_service.service.store.verify(stream_of(table_id))
+    page = audit.dispute_page(events, chain, seat=1)
+    assert page.count('<td class="yes">') == 2 * rules.DEALS
+    assert "Result:</strong> scores" in page

@@ -22,7 +22,7 @@ from kozyr.eventstore import RecordedEvent, VerifyReport
 from kozyr.games.plugin import cards_text
 from kozyr.games.translations import Lang
 from kozyr.tables.audit.games import GameProfile, profile_of
-from kozyr.tables.audit.labels import label
+from kozyr.tables.audit.labels import LABELS, label
 from kozyr.tables.audit.proofs import DealProof, as_seen, deal_proofs
 from kozyr.tables.audit.replaying import DealReplay, Replay, Step, replay
 from kozyr.tables.audit.text import (
@@ -225,14 +225,15 @@ class _Page:
                     f"{escape(cards_text(d['hand']))}</span>"
                 )
             else:
-                cards = self.t("hidden", count=d["hand_counts"][seat])
+                counts = d.get("hand_counts") or ["?"] * len(self.r.seats)
+                cards = self.t("hidden", count=counts[seat])
             rows.append([str(seat), self.player(seat), cards])
         undealt = self.profile.undealt_field
         if undealt in d:
             shown = f'<span class="cards">{escape(cards_text(d[undealt]))}</span>'
         else:
             shown = self.t("hidden", count=d.get(f"{undealt}_count", "?"))
-        rows.append(["", self.t(undealt), shown])
+        rows.append(["", self.t(undealt) if undealt in LABELS else escape(undealt), shown])
         head = [self.t("seat"), self.t("player"), self.t("cards")]
         return _table(head, rows, position=start.position)
 
