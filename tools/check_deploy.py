@@ -18,8 +18,10 @@ a cluster):
   not checked against a schema and must be listed in CUSTOM_RESOURCES, whose shape
   check runs instead; the kozyr Deployments have gRPC probes, requests/limits,
   runAsNonRoot, readOnlyRootFilesystem and a PodDisruptionBudget, table and bots an
-  HorizontalPodAutoscaler. The prod NATS Helm values are checked for a 3-node
-  JetStream cluster (the chart's schema is not in the repository).
+  HorizontalPodAutoscaler; matchmaking sets a KOZYR_DATABASE_URL of its own, not the
+  table service's, and the migration Job migrates both databases. The prod NATS Helm
+  values are checked for a 3-node JetStream cluster (the chart's schema is not in the
+  repository).
 - checkov: the security scan of the Dockerfile and every rendered overlay; the
   findings accepted for all resources are SKIPPED_CHECKS (docs/operations.md), those
   accepted for one resource are `checkov.io/skip` annotations on it.
@@ -76,8 +78,17 @@ def _require_cnpg_cluster(doc: Doc) -> Problems:
     return problems
 
 
+def _require_cnpg_database(doc: Doc) -> Problems:
+    spec = doc.get("spec") or {}
+    missing = [key for key in ("name", "owner") if not spec.get(key)]
+    if not (spec.get("cluster") or {}).get("name"):
+        missing.append("cluster.name")
+    return [f"a CloudNativePG Database needs spec.{key}" for key in missing]
+
+
 CUSTOM_RESOURCES: dict[tuple[str, str], Callable[[Doc], Problems]] = {
     ("postgresql.cnpg.io/v1", "Cluster"): _require_cnpg_cluster,
+    ("postgresql.cnpg.io/v1", "Database"): _require_cnpg_database,
 }
 """Custom resources NOT checked by kubernetes-validate (no CRD schema here), each with
 the shape check that runs instead."""
@@ -209,12 +220,61 @@ def _probe_is_grpc(container: Doc, probe: str) -> bool:
     return "grpc" in (container.get(probe) or {})
 
 
-def kozyr_deployment_problems(docs: list[Doc]) -> Problems:
-    """What issue 14 asks of every service's Deployment, beyond the schema."""
+def _by_kind(docs: list[Doc]) -> dict[str, dict[str, Doc]]:
     by_kind: dict[str, dict[str, Doc]] = {}
     for doc in docs:
         by_kind.setdefault(str(doc.get("kind")), {})[doc["metadata"]["name"]] = doc
+    return by_kind
+
+
+def database_of(container: Doc) -> str | None:
+    """Where a container's KOZYR_DATABASE_URL comes from: its own `env` entry (a value,
+    or a Secret key), else the Secrets of its `envFrom`; None when it has none."""
+    for variable in container.get("env") or []:
+        if variable.get("name") == "KOZYR_DATABASE_URL":
+            if "value" in variable:
+                return f"value {variable['value']}"
+            ref = (variable.get("valueFrom") or {}).get("secretKeyRef") or {}
+            return f"Secret {ref.get('name')} key {ref.get('key')}"
+    secrets = [s["secretRef"]["name"] for s in container.get("envFrom") or [] if "secretRef" in s]
+    return f"Secret {secrets[-1]} key KOZYR_DATABASE_URL" if secrets else None
+
+
+def database_problems(by_kind: dict[str, dict[str, Doc]]) -> Problems:
+    """Each service that appends events has a database of its own (docs/architecture.md,
+    "Databases"): matchmaking's KOZYR_DATABASE_URL is set in its own `env` and is not the
+    table service's; the migration Job migrates both."""
+    deployments = by_kind.get("Deployment", {})
+    if not {"kozyr-table", "kozyr-matchmaking"} <= set(deployments):
+        return []  # reported as missing by the Deployment rules
+
+    def container(doc: Doc) -> Doc:
+        containers: list[Doc] = doc["spec"]["template"]["spec"]["containers"]
+        return containers[0]
+
+    table = database_of(container(deployments["kozyr-table"]))
+    matchmaking_container = container(deployments["kozyr-matchmaking"])
+    matchmaking = database_of(matchmaking_container)
+    names = [v.get("name") for v in matchmaking_container.get("env") or []]
     problems = []
+    if "KOZYR_DATABASE_URL" not in names:
+        problems.append("Deployment/kozyr-matchmaking must set its own KOZYR_DATABASE_URL")
+    elif matchmaking == table:
+        problems.append(f"Deployment/kozyr-matchmaking uses the table's database ({table})")
+    job = by_kind.get("Job", {}).get("kozyr-migrate")
+    if job is None:
+        return [*problems, "Job/kozyr-migrate is missing"]
+    migrated = {database_of(c) for c in job["spec"]["template"]["spec"]["containers"]}
+    for service, database in (("table", table), ("matchmaking", matchmaking)):
+        if database not in migrated:
+            problems.append(f"Job/kozyr-migrate does not migrate the {service}'s database")
+    return problems
+
+
+def kozyr_deployment_problems(docs: list[Doc]) -> Problems:
+    """What issue 14 asks of every service's Deployment, beyond the schema."""
+    by_kind = _by_kind(docs)
+    problems = database_problems(by_kind)
     for service in SERVICES:
         name = f"kozyr-{service}"
         deployment = by_kind.get("Deployment", {}).get(name)

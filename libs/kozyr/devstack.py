@@ -1,7 +1,8 @@
 """`make run`: the whole stack on one machine, supervised, until Ctrl-C.
 
 Starts PostgreSQL and NATS (the configured ones, or embedded servers with their data
-under `.kozyr/`, kept between runs), applies the migrations, starts every service as a
+under `.kozyr/`, kept between runs), creates and migrates the two databases — the table
+service's and matchmaking's own (`Databases`) —, starts every service as a
 child process with the same `KOZYR_*` environment a container would get, restarts a
 service that crashes, prints the endpoints and demo tokens, and on Ctrl-C/SIGTERM stops
 the services gracefully, then the servers. Children die with this process even if it is
@@ -30,6 +31,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import asyncpg
+from sqlalchemy.engine import make_url
 
 from kozyr import stackfile
 from kozyr.bus.rights import ADMIN_USER, nats_url_for, server_config
@@ -41,6 +43,9 @@ DEV_JWT_KEY_FILE = "dev-jwt-key"
 NATS_USERS_FILE = "nats-users.json"
 NATS_CONFIG_FILE = "nats.conf"
 DATABASE = "kozyr"
+"""The table service's database on the embedded server (a given server: its URL's)."""
+MATCHMAKING_SUFFIX = "_matchmaking"
+"""Matchmaking's database is the table's name with this suffix, on the same server."""
 RESTART_BACKOFF_SECONDS = (1, 2, 5, 10, 30)
 
 
@@ -110,29 +115,49 @@ def dev_jwt_key(data_dir: Path) -> str:
     return path.read_text().strip()
 
 
-async def _ensure_database(infra: Infrastructure) -> str:
-    """The embedded server's `kozyr` database (created on first start)."""
-    if infra.postgres is None:
-        return infra.database_url
-    admin = await asyncpg.connect(libpq_dsn(infra.database_url))
-    try:
-        if not await admin.fetchval("SELECT 1 FROM pg_database WHERE datname = $1", DATABASE):
-            await admin.execute(f'CREATE DATABASE "{DATABASE}"')
-    finally:
-        await admin.close()
-    return infra.database_url_for(DATABASE)
+@dataclass(frozen=True)
+class Databases:
+    """The stack's databases: each service that appends events has its own (the table
+    service's: `kozyr`; matchmaking's: `kozyr_matchmaking`), on one server."""
+
+    table: str
+    matchmaking: str
+
+    @classmethod
+    def on(cls, infra: Infrastructure) -> Databases:
+        """`kozyr` and `kozyr_matchmaking` on the embedded server; on a given one, the
+        database its URL names and that name with `_matchmaking`."""
+        table = infra.database_url if infra.postgres is None else infra.database_url_for(DATABASE)
+        parsed = make_url(table)
+        matchmaking = parsed.set(database=f"{parsed.database}{MATCHMAKING_SUFFIX}")
+        return cls(table, matchmaking.render_as_string(hide_password=False))
+
+    @property
+    def urls(self) -> tuple[str, str]:
+        return self.table, self.matchmaking
 
 
-def prepare_database(infra: Infrastructure) -> str:
-    """Create (embedded) and migrate the database; returns the URL services use."""
+async def create_and_migrate(infra: Infrastructure, databases: Databases) -> None:
+    """Create the databases that do not exist yet on the server, migrate every one."""
     from kozyr.eventstore import migrate
 
-    async def prepare() -> str:
-        url = await _ensure_database(infra)
+    admin = await asyncpg.connect(libpq_dsn(infra.database_url))
+    try:
+        for url in databases.urls:
+            name = make_url(url).database
+            if not await admin.fetchval("SELECT 1 FROM pg_database WHERE datname = $1", name):
+                await admin.execute(f'CREATE DATABASE "{name}"')
+    finally:
+        await admin.close()
+    for url in databases.urls:
         await migrate(url)
-        return url
 
-    return asyncio.run(prepare())
+
+def prepare_databases(infra: Infrastructure) -> Databases:
+    """Create (where missing) and migrate the stack's databases; their URLs."""
+    databases = Databases.on(infra)
+    asyncio.run(create_and_migrate(infra, databases))
+    return databases
 
 
 def service_env(
@@ -207,12 +232,13 @@ class Supervisor:
 
 
 def banner(
-    infra: Infrastructure, database_url: str, services: list[ServiceProcess], jwt_key: str
+    infra: Infrastructure, databases: Databases, services: list[ServiceProcess], jwt_key: str
 ) -> str:
     lines = [
         "",
         "kozyr is running — Ctrl-C stops everything.",
-        f"  PostgreSQL  {database_url}   ({infra.sources['postgres']})",
+        f"  PostgreSQL  {databases.table}   ({infra.sources['postgres']}; the table's)",
+        f"              {databases.matchmaking}   (matchmaking's own)",
         f"  NATS        {infra.nats_url}   ({infra.sources['nats']}; "
         + ("one user per service, .kozyr/nats.conf)" if infra.nats else "its own users)"),
     ]
@@ -232,21 +258,24 @@ def main() -> int:
     services = [s for s in SERVICES if s.available]
     nats_config, passwords = write_nats_config(data_dir, services)
     with provision(data_dir, durable=True, nats_config=nats_config) as infra:
-        database_url = prepare_database(infra)
+        databases = prepare_databases(infra)
         jwt_key = dev_jwt_key(data_dir)
+        for svc in services:
+            if svc.name == "matchmaking":  # its own database; the others the table's
+                svc.extra_env["KOZYR_DATABASE_URL"] = databases.matchmaking
         if infra.nats is not None:  # our embedded server: each service as its own user
             for svc in services:
                 svc.extra_env["KOZYR_NATS_URL"] = nats_url_for(
                     infra.nats_url, svc.name, passwords[svc.name]
                 )
-        supervisor = Supervisor(services, service_env(infra, database_url, jwt_key, services))
+        supervisor = Supervisor(services, service_env(infra, databases.table, jwt_key, services))
 
         def request_stop(signum: int, _frame: object) -> None:
             supervisor.stopping.set()
 
         signal.signal(signal.SIGINT, request_stop)
         signal.signal(signal.SIGTERM, request_stop)
-        print(banner(infra, database_url, services, jwt_key), flush=True)
+        print(banner(infra, databases, services, jwt_key), flush=True)
         try:
             own = {s.name: s.extra_env for s in services}
             found = stackfile.announce(data_dir, supervisor.env, own)

@@ -47,6 +47,7 @@ from eventsourcing.postgres import (
 from sqlalchemy.engine import make_url
 
 from kozyr.bus.relay import OutboxRelay
+from kozyr.bus.streams import TABLE_CATEGORIES
 from kozyr.eventstore import ConcurrencyConflict, NewEvent, PostgresEventStore, migrate
 from kozyr.eventstore.urls import asyncpg_dsn, sqlalchemy_url
 
@@ -256,7 +257,13 @@ async def relay_latency(
     await client.subscribe(f"{root}.table.>", cb=on_message)
     latencies: list[float] = []
     async with PostgresEventStore(url) as store:
-        relay = OutboxRelay(store, nats_url, subject_root=root, idle_interval=idle_interval)
+        relay = OutboxRelay(
+            store,
+            nats_url,
+            categories=TABLE_CATEGORIES,
+            subject_root=root,
+            idle_interval=idle_interval,
+        )
         task = asyncio.create_task(relay.run())
         for _ in range(3000):  # until the relay leads (at most ~30 s)
             if relay.stats.leader:

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from kozyr.bus.relay import OutboxRelay
+from kozyr.bus.streams import TABLE_CATEGORIES
 from kozyr.eventstore import PostgresEventStore, migrate
 from kozyr.games import khozor_teams, three_five_eight
 from kozyr.games.khozor_teams.messages import ToggleSignal
@@ -143,7 +144,7 @@ def _moves(table: Table, seat: int) -> list[Any]:
 async def _relay_everything(database_url: str, nats_url: str) -> None:
     """The service's relay, in-process, until the outbox is empty: JetStream = events."""
     async with PostgresEventStore(database_url) as store:
-        relay = OutboxRelay(store, nats_url, subject_root=SUBJECT_ROOT)
+        relay = OutboxRelay(store, nats_url, categories=TABLE_CATEGORIES, subject_root=SUBJECT_ROOT)
         task = asyncio.create_task(relay.run())
         try:
             await wait_until_relayed(database_url)

@@ -30,7 +30,7 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from nats.js.errors import NotFoundError
 
-from kozyr.bus.streams import DEFAULT_CATEGORIES, jetstream_name
+from kozyr.bus.streams import EVERY_CATEGORY, jetstream_name
 from kozyr.eventstore import migrate
 from kozyr.infra import Infrastructure, free_port, libpq_dsn
 from kozyr.infra.servers import spawn
@@ -210,10 +210,10 @@ async def deployed(
 
 async def _delete_jetstream_stream(nats_url: str, subject_root: str) -> None:
     """The session's NATS outlives the test: remove the streams this test created (the
-    raw table events, the public ones, and the relay's other categories)."""
+    raw table events, the public ones, and matchmaking's when it ran beside)."""
     nc = await nats.connect(nats_url)
     try:
-        for tree in DEFAULT_CATEGORIES:
+        for tree in EVERY_CATEGORY:
             with contextlib.suppress(NotFoundError):
                 await nc.jetstream().delete_stream(jetstream_name(tree, subject_root))
     finally:
@@ -237,6 +237,15 @@ async def fresh_database(infra: Infrastructure) -> AsyncIterator[str]:
             await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         finally:
             await admin.close()
+
+
+@pytest.fixture
+async def matchmaking_database_url(infra: Infrastructure) -> AsyncIterator[str]:
+    """Matchmaking's own fresh database, migrated: each service that appends events has
+    a database of its own (the table's is `database_url`), as deployed."""
+    async with fresh_database(infra) as url:
+        await migrate(url)
+        yield url
 
 
 def unique_subject_root() -> str:

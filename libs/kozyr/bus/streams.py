@@ -1,7 +1,7 @@
 """JetStream streams that store kozyr's events: one per stream category.
 
-"<root>.table.>" is stored in "<ROOT>_TABLE" (KOZYR_TABLE by default), "<root>.ticket.>"
-in "<ROOT>_TICKET", the public table events "<root>.public.>" in "<ROOT>_PUBLIC" (a
+"<root>.table.>" is stored in "<ROOT>_TABLE" (KOZYR_TABLE by default), "<root>.lobby.>"
+in "<ROOT>_LOBBY", the public table events "<root>.public.>" in "<ROOT>_PUBLIC" (a
 stream of their own, so that the raw table stream stays exactly the events table).
 Names derive from the subject root, so tests with their own root get their own streams.
 The duplicate window is what turns the relay's at-least-once publishing into
@@ -21,11 +21,19 @@ from nats.js.errors import NotFoundError
 
 from kozyr.bus.subjects import DEFAULT_ROOT, category_filter, check_root
 
-DEFAULT_CATEGORIES: tuple[str, ...] = ("table", "ticket", "public", "lobby", "rating")
-"""Subject trees stored in JetStream: stream categories (stream names "<category>-<id>")
-and the "public" channel of messages queued with appends. Every category a service
-appends to must be here, or the relay retries its rows forever: matchmaking's
-`lobby-main` and `rating-<game>-<player>` (docs/matchmaking.md)."""
+TABLE_CATEGORIES: tuple[str, ...] = ("table", "public")
+"""The table service's: its streams `table-<id>` (the raw events, hidden cards included)
+and the "public" channel of the messages queued with its appends. Its database holds
+nothing else, and its relay publishes these alone (docs/architecture.md, "Databases")."""
+
+MATCHMAKING_CATEGORIES: tuple[str, ...] = ("lobby", "rating")
+"""Matchmaking's: `lobby-main` and `rating-<game>-<player>` (docs/matchmaking.md), in its
+own database, published by its own relay."""
+
+EVERY_CATEGORY: tuple[str, ...] = (*TABLE_CATEGORIES, *MATCHMAKING_CATEGORIES)
+"""Every service's, for the operator's tools (`kozyr republish`) and tests' clean-up.
+A service's relay gets its own categories only: one it does not name, it cannot publish
+(it retries the row until it can), and its NATS user may not publish the others'."""
 
 DEFAULT_DUPLICATE_WINDOW = 2 * 60 * 60.0
 """Seconds JetStream remembers message ids: republishing within it stores nothing new."""
@@ -87,8 +95,8 @@ async def ensure_stream(js: JetStreamContext, spec: EventStreamSpec) -> None:
 
 async def ensure_event_streams(
     js: JetStreamContext,
-    root: str = DEFAULT_ROOT,
-    categories: Sequence[str] = DEFAULT_CATEGORIES,
+    root: str,
+    categories: Sequence[str],
     *,
     duplicate_window: float = DEFAULT_DUPLICATE_WINDOW,
     max_age: float | None = None,

@@ -20,7 +20,7 @@ from typing import Any
 from nats.js import JetStreamContext
 
 from kozyr.bus.codec import MSG_ID_HEADER, STREAM_HEADER, TYPE_HEADER, encode_event, event_headers
-from kozyr.bus.streams import ensure_event_streams
+from kozyr.bus.streams import EVERY_CATEGORY, ensure_event_streams
 from kozyr.bus.subjects import PUBLIC_CHANNEL, message_subject, subject_for
 from kozyr.eventstore.model import EventStore, RecordedEvent
 from kozyr.tables import model
@@ -100,8 +100,10 @@ def public_messages(events: Sequence[RecordedEvent]) -> list[PublicMessage]:
 async def republish(
     store: EventStore, js: JetStreamContext, root: str, *, after_global: int = 0
 ) -> Republished:
-    """Publish the log after `after_global` again (the streams are made if missing)."""
-    await ensure_event_streams(js, root)
+    """Publish the log after `after_global` again (the streams are made if missing).
+
+    The log of one database: the table service's, or matchmaking's (run once for each)."""
+    await ensure_event_streams(js, root, EVERY_CATEGORY)
     done = Republished()
     tables: dict[str, None] = {}
     position = after_global

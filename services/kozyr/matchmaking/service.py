@@ -1,6 +1,6 @@
-"""The matchmaking service assembled: the event store (lobby and rating streams), NATS
-(finished tables, rating events), the table client as the service `matchmaking`, the
-gRPC server.
+"""The matchmaking service assembled: its own event store (lobby and rating streams, in
+a database of its own) and the outbox relay that publishes them, NATS (public table
+events, rating events), the table client as the service `matchmaking`, the gRPC server.
 
 `python -m kozyr.matchmaking` runs one; tests start the same code as a process. Every
 replica is alike and holds nothing of its own: the lobby is folded from its stream at
@@ -27,7 +27,13 @@ from kozyr.api.table.v1 import events_pb2
 from kozyr.bus.codec import MalformedEventMessage, decode_event
 from kozyr.bus.connection import ConnectionState, connect_when_reachable
 from kozyr.bus.consumers import DurableConsumer
-from kozyr.bus.streams import EventStreamSpec, ensure_stream, jetstream_name
+from kozyr.bus.service_relay import ServiceRelay
+from kozyr.bus.streams import (
+    MATCHMAKING_CATEGORIES,
+    EventStreamSpec,
+    ensure_stream,
+    jetstream_name,
+)
 from kozyr.bus.subjects import PUBLIC_CHANNEL, category_filter
 from kozyr.bus.work import MessageWorker
 from kozyr.client.caller import ServiceCaller
@@ -96,6 +102,13 @@ class MatchmakingService:
         self.store = PostgresEventStore(
             settings.database_url, max_pool_size=pool_size, **settings.database_timeouts
         )
+        self.relay = ServiceRelay(
+            self.store,
+            settings.nats_servers,
+            categories=MATCHMAKING_CATEGORIES,
+            subject_root=self.root,
+            service="matchmaking",
+        )
         self.book = LobbyBook(self.store)
         self.leaderboard = Leaderboard()
         self.ratings = RatingBook(self.store, self.leaderboard)
@@ -129,6 +142,7 @@ class MatchmakingService:
         """Fold the lobby, join NATS, start matching; serve. Returns the gRPC port."""
         await self.store.open()
         await self.book.load()
+        self.relay.start()
         nc = self._nc = await connect_when_reachable(
             self.settings.nats_servers,
             name=f"kozyr-matchmaking-{self.root}",
@@ -158,6 +172,7 @@ class MatchmakingService:
             await worker.start()
         self._ticker = asyncio.create_task(self._tick_forever(), name="matchmaking-ticks")
         self.server.add_shutdown_hook(self._close)
+        self.server.add_shutdown_hook(self.relay.stop)  # hooks run newest first
         self.server.add_shutdown_hook(self._stop_work, before_stop=True)
         return await self.server.start()
 

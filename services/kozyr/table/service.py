@@ -11,11 +11,12 @@ import contextlib
 from typing import Any
 
 from kozyr.api.table.v1 import table_service_pb2, table_service_pb2_grpc
-from kozyr.bus.relay import OutboxRelay
+from kozyr.bus.service_relay import ServiceRelay
+from kozyr.bus.streams import TABLE_CATEGORIES
 from kozyr.eventstore import PostgresEventStore
 from kozyr.runtime import AuthPolicy, GrpcServer, ServiceSpec, Settings, service_full_name
 from kozyr.runtime.auth import Role
-from kozyr.table import metrics, workers
+from kozyr.table import workers
 from kozyr.table.app import TableApp
 from kozyr.table.edge import StoreErrorInterceptor
 from kozyr.table.listener import TableChangeListener
@@ -51,8 +52,12 @@ class TableService:
         self.notifier = TableNotifier()
         self.directory = TableDirectory(settings.database_url, self.store)
         self.app = TableApp(self.store, notifier=self.notifier, directory=self.directory)
-        self.relay = OutboxRelay(
-            self.store, settings.nats_servers, subject_root=settings.subject_root
+        self.relay = ServiceRelay(
+            self.store,
+            settings.nats_servers,
+            categories=TABLE_CATEGORIES,
+            subject_root=settings.subject_root,
+            service="table",
         )
         self.listener = TableChangeListener(self.notifier, settings.subject_root)
         self.poller = WatchPoller(self.store, self.notifier, settings.watch_poll_seconds)
@@ -66,8 +71,6 @@ class TableService:
         )
         self.servicer.shutting_down = self.server.shutting_down
         self.schema = SchemaWatch(settings.database_url, self.server, [SERVICE_NAME])
-        self._relay_task: asyncio.Task[None] | None = None
-        self._lag_task: asyncio.Task[None] | None = None
         self._poll_task: asyncio.Task[None] | None = None
 
     def _register(self, grpc_server: Any) -> None:
@@ -76,15 +79,14 @@ class TableService:
     async def start(self) -> int:
         """Connect everything and serve; returns the bound gRPC port."""
         await self.store.open()
-        self._relay_task = asyncio.create_task(self.relay.run(), name="outbox-relay")
-        self._lag_task = asyncio.create_task(metrics.sample_relay_lag(self.store), name="relay-lag")
+        self.relay.start()
         # Play needs only PostgreSQL: NATS (wake-ups from other replicas, the relay's
         # publishing) is joined in the background and caught up when it arrives.
         self.listener.start(self.settings.nats_servers)
         self._poll_task = asyncio.create_task(self.poller.run(), name="watch-poller")
         self.server.add_shutdown_hook(self.listener.close)
         self.server.add_shutdown_hook(self._stop_poller)
-        self.server.add_shutdown_hook(self._stop_relay)
+        self.server.add_shutdown_hook(self.relay.stop)
         self.server.add_shutdown_hook(self.store.close)
         self.server.add_shutdown_hook(self.directory.close)
         # Hooks run newest first: snapshots being saved finish before the pool closes.
@@ -104,13 +106,6 @@ class TableService:
         await self.schema.hold_until_migrated(migrated)
         self.server.add_shutdown_hook(self.schema.stop, before_stop=True)
         return port
-
-    async def _stop_relay(self) -> None:
-        if self._lag_task is not None:
-            await metrics.stop(self._lag_task)
-        self.relay.stop()
-        if self._relay_task is not None:
-            await self._relay_task
 
     async def stop(self, grace: float | None = None) -> None:
         await self.server.stop(grace)

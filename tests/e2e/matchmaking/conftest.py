@@ -1,6 +1,8 @@
 """The matchmaking service as processes beside a table service process (real PostgreSQL
-and NATS). Its clock is moved through a file (`KOZYR_MATCHMAKING_CLOCK_OFFSET_FILE`),
-so a test skips the minute before computers fill a table instead of sleeping it."""
+and NATS), each service on a database of its own, as deployed: matchmaking's replicas
+share theirs and publish its lobby and ratings with their own relay. Its clock is moved
+through a file (`KOZYR_MATCHMAKING_CLOCK_OFFSET_FILE`), so a test skips the minute
+before computers fill a table instead of sleeping it."""
 
 from __future__ import annotations
 
@@ -35,9 +37,12 @@ class MatchmakingProcess(TableServiceProcess):
 
 @dataclass
 class MatchmakingStack:
-    """A table service process and matchmaking replicas sharing its database and root."""
+    """A table service process and matchmaking replicas on their own database (`database_url`)
+    and the table's subject root."""
 
     table: Deployment
+    database_url: str
+    """Matchmaking's own database (the lobby and ratings), migrated."""
     log_dir: Path
     replicas: list[MatchmakingProcess] = field(default_factory=list)
     clients: list[Any] = field(default_factory=list)
@@ -54,9 +59,7 @@ class MatchmakingStack:
     async def start_matchmaking(self, **settings: object) -> MatchmakingProcess:
         """One more replica; `settings` are KOZYR_MATCHMAKING_* fields (tick_seconds…)."""
         port = free_port()
-        env = service_env(
-            self.table.database_url, self.table.nats_url, self.table.subject_root, port
-        )
+        env = service_env(self.database_url, self.table.nats_url, self.table.subject_root, port)
         env.update(
             KOZYR_TABLE_TARGET=self.table.target,
             KOZYR_LOG_LEVEL="INFO",
@@ -96,7 +99,7 @@ class MatchmakingStack:
         return client
 
     async def lobby_events(self) -> list[RecordedEvent]:
-        async with PostgresEventStore(self.table.database_url) as store:
+        async with PostgresEventStore(self.database_url) as store:
             return await store.read(STREAM)
 
     async def close(self) -> None:
@@ -130,11 +133,15 @@ async def eventually(probe: Callable[[], Any], seconds: float = 30.0) -> Any:
 
 @pytest.fixture
 async def mm_stack(
-    database_url: str, nats_url: str, subject_root: str, tmp_path: Path
+    database_url: str,
+    matchmaking_database_url: str,
+    nats_url: str,
+    subject_root: str,
+    tmp_path: Path,
 ) -> AsyncIterator[MatchmakingStack]:
     """A table service process; start matchmaking with `await mm_stack.start_matchmaking()`."""
     async with deployed(database_url, nats_url, subject_root, tmp_path) as table:
-        stack = MatchmakingStack(table, tmp_path)
+        stack = MatchmakingStack(table, matchmaking_database_url, tmp_path)
         stack.set_clock(0)
         try:
             yield stack

@@ -2,13 +2,15 @@
 matches with parties kept together and teams balanced, computers after fill_after on a
 moved clock, a SIGKILL between "match decided" and "table created", two replicas that
 never seat a player twice, ratings counted once under redelivery, bad input refused
-with nothing changed."""
+with nothing changed, each service's events in its own database and published by its
+own relay."""
 
 from __future__ import annotations
 
 import asyncio
 import random
 import uuid
+from collections import Counter
 
 import grpc
 import nats
@@ -18,6 +20,7 @@ from kozyr.api.common.v1 import games_pb2, seats_pb2
 from kozyr.api.common.v1.language_pb2 import LANGUAGE_RO
 from kozyr.api.matchmaking.v1 import matchmaking_service_pb2 as pb
 from kozyr.api.table.v1 import events_pb2
+from kozyr.bus.streams import jetstream_name
 from kozyr.bus.subjects import message_subject
 from kozyr.client import MatchmakingClient, TableClient
 from kozyr.eventstore import PostgresEventStore
@@ -258,6 +261,46 @@ async def test_ratings_count_each_table_once_under_redelivery(
 ) -> None:
     replica = await mm_stack.start_matchmaking()
     table_id = str(uuid.uuid4())
+    subject, finished = table_finished(mm_stack, table_id)
+    nc = await nats.connect(mm_stack.table.nats_url)
+    try:
+        js = nc.jetstream()
+        await js.publish(subject, finished, headers={"Nats-Msg-Id": "one"})
+        ana = mm_stack.client("ana")
+
+        async def rated() -> pb.Rating | None:
+            rating = await ana.rating(THREE)
+            return rating if rating.tables else None
+
+        first = await eventually(rated)
+        replica.kill()
+        await js.publish(subject, finished, headers={"Nats-Msg-Id": "two"})
+        await replica.start()
+        await js.publish(subject, finished, headers={"Nats-Msg-Id": "three"})
+        await asyncio.sleep(2.0)
+    finally:
+        await nc.close()
+    ana = mm_stack.client("ana")
+    rating = await ana.rating(THREE)
+    assert (rating.tables, rating.mu) == (1, first.mu)
+    assert rating.mu > 25.0
+    async with PostgresEventStore(mm_stack.database_url) as store:
+        assert len(await store.read(stream_of("three_five_eight", "bogdan"))) == 1
+
+    async def ranked() -> pb.ListLeaderboardResponse | None:
+        board = await ana.leaderboard(THREE)
+        return board if len(board.entries) == 2 else None
+
+    board = await eventually(ranked)
+    assert [e.rating.player_id for e in board.entries] == ["ana", "bogdan"]
+    [played] = await ana.my_tables()
+    assert (played.table_id, played.finished, played.place) == (table_id, True, 1)
+    assert played.rating_change > 0
+
+
+def table_finished(stack: MatchmakingStack, table_id: str) -> tuple[str, bytes]:
+    """The public TableFinished of a 3-5-8 table (Ana first, Bogdan second, a computer
+    third) and its subject, as the table service's relay publishes it."""
     finished = events_pb2.PublicTableEvent(
         table_id=table_id,
         table_finished=events_pb2.TableFinished(
@@ -270,42 +313,61 @@ async def test_ratings_count_each_table_once_under_redelivery(
         ),
     )
     subject = message_subject(
-        f"table-{table_id}", "public", "TableFinished", mm_stack.table.subject_root
+        f"table-{table_id}", "public", "TableFinished", stack.table.subject_root
     )
+    return subject, finished.SerializeToString()
+
+
+async def events_by_category(database_url: str) -> Counter[str]:
+    """How many events of each stream category (`table`, `lobby`, …) a database holds."""
+    counts: Counter[str] = Counter()
+    async with PostgresEventStore(database_url) as store:
+        position = 0
+        while batch := await store.read_all(position):
+            counts.update(event.stream.split("-", 1)[0] for event in batch)
+            position = batch[-1].global_position
+    return counts
+
+
+async def test_each_service_keeps_its_events_in_its_own_database_and_publishes_them(
+    mm_stack: MatchmakingStack,
+) -> None:
+    """The table's events are in the table's database alone, the lobby and the ratings in
+    matchmaking's alone — and every one of them reaches NATS, each database's through its
+    own service's relay (the table's NATS user may not publish matchmaking's subjects:
+    tests/integration/bus/test_bus_rights.py)."""
+    await mm_stack.start_matchmaking()
+    ana = mm_stack.client("ana")
+    made = await ana.create_private_table(THREE, computer_level=1)
+    subject, finished = table_finished(mm_stack, made.table_id)
     nc = await nats.connect(mm_stack.table.nats_url)
     try:
         js = nc.jetstream()
-        await js.publish(subject, finished.SerializeToString(), headers={"Nats-Msg-Id": "one"})
-        ana = mm_stack.client("ana")
+        await js.publish(subject, finished, headers={"Nats-Msg-Id": made.table_id})
 
-        async def rated() -> pb.Rating | None:
-            rating = await ana.rating(THREE)
-            return rating if rating.tables else None
+        async def ranked() -> pb.ListLeaderboardResponse | None:  # folded from NATS
+            board = await ana.leaderboard(THREE)
+            return board if len(board.entries) == 2 else None
 
-        first = await eventually(rated)
-        replica.kill()
-        await js.publish(subject, finished.SerializeToString(), headers={"Nats-Msg-Id": "two"})
-        await replica.start()
-        await js.publish(subject, finished.SerializeToString(), headers={"Nats-Msg-Id": "three"})
-        await asyncio.sleep(2.0)
+        await eventually(ranked)
+        tables = await events_by_category(mm_stack.table.database_url)
+        lobby_and_ratings = await events_by_category(mm_stack.database_url)
+        assert set(tables) == {"table"}
+        assert set(lobby_and_ratings) == {"lobby", "rating"}
+        assert lobby_and_ratings["rating"] == 2  # Ana's and Bogdan's
+
+        async def all_published() -> bool:
+            held = await events_by_category(mm_stack.table.database_url)
+            held += await events_by_category(mm_stack.database_url)
+            for category, count in held.items():
+                stream = jetstream_name(category, mm_stack.table.subject_root)
+                if (await js.stream_info(stream)).state.messages != count:
+                    return False
+            return True
+
+        await eventually(all_published)
     finally:
         await nc.close()
-    ana = mm_stack.client("ana")
-    rating = await ana.rating(THREE)
-    assert (rating.tables, rating.mu) == (1, first.mu)
-    assert rating.mu > 25.0
-    async with PostgresEventStore(mm_stack.table.database_url) as store:
-        assert len(await store.read(stream_of("three_five_eight", "bogdan"))) == 1
-
-    async def ranked() -> pb.ListLeaderboardResponse | None:
-        board = await ana.leaderboard(THREE)
-        return board if len(board.entries) == 2 else None
-
-    board = await eventually(ranked)
-    assert [e.rating.player_id for e in board.entries] == ["ana", "bogdan"]
-    [played] = await ana.my_tables()
-    assert (played.table_id, played.finished, played.place) == (table_id, True, 1)
-    assert played.rating_change > 0
 
 
 async def test_bad_input_is_refused_and_changes_nothing(mm_stack: MatchmakingStack) -> None:

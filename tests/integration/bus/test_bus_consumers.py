@@ -17,7 +17,7 @@ from kozyr.bus.consumers import (
     consume,
     ensure_consumer,
 )
-from kozyr.bus.streams import ensure_event_streams, jetstream_name
+from kozyr.bus.streams import TABLE_CATEGORIES, ensure_event_streams, jetstream_name
 from kozyr.bus.subjects import category_filter, event_type_filter, subject_for
 from kozyr.eventstore import InMemoryEventStore, NewEvent, RecordedEvent
 
@@ -28,7 +28,7 @@ pytestmark = pytest.mark.integration
 async def js(nats_url: str, subject_root: str) -> AsyncIterator[JetStreamContext]:
     client = await nats.connect(nats_url)
     context = client.jetstream()
-    await ensure_event_streams(context, subject_root)
+    await ensure_event_streams(context, subject_root, TABLE_CATEGORIES)
     yield context
     await client.close()
 

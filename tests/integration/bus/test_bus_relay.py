@@ -18,7 +18,7 @@ from nats.js.errors import NotFoundError
 from kozyr.bus.codec import MSG_ID_HEADER
 from kozyr.bus.consumers import Delivery, DurableConsumer, EventSubscription
 from kozyr.bus.relay import Backoff, OutboxRelay, outbox_backlog
-from kozyr.bus.streams import jetstream_name
+from kozyr.bus.streams import TABLE_CATEGORIES, jetstream_name
 from kozyr.bus.subjects import category_filter, public_filter
 from kozyr.eventstore import NewEvent, NewMessage, PostgresEventStore, RecordedEvent, migrate
 from kozyr.eventstore.urls import asyncpg_dsn
@@ -146,7 +146,9 @@ async def test_the_relay_publishes_every_event_once_in_stream_order(
     migrated_url: str, nats_url: str, subject_root: str, store: PostgresEventStore
 ) -> None:
     appended = await append_rounds(store, new_streams(3), rounds=4)
-    relay = OutboxRelay(store, nats_url, subject_root=subject_root, backoff=FAST)
+    relay = OutboxRelay(
+        store, nats_url, categories=TABLE_CATEGORIES, subject_root=subject_root, backoff=FAST
+    )
     async with running(relay), jetstream(nats_url) as js:
         await wait_until(outbox_empty(store), "the outbox drains")
         assert await stored_messages(js, subject_root) == len(appended)
@@ -164,7 +166,14 @@ async def test_events_appended_while_nats_is_down_are_published_after_it_returns
     server = nats_factory()
     url = server.url
     streams = new_streams(2)
-    relay = OutboxRelay(store, url, subject_root=subject_root, backoff=FAST, publish_timeout=1.0)
+    relay = OutboxRelay(
+        store,
+        url,
+        categories=TABLE_CATEGORIES,
+        subject_root=subject_root,
+        backoff=FAST,
+        publish_timeout=1.0,
+    )
     async with running(relay):
         before = await append_rounds(store, streams, rounds=2)
         await wait_until(outbox_empty(store), "the first events are published")
@@ -199,6 +208,7 @@ async def test_a_relay_killed_between_publish_and_delete_causes_no_duplicate(
     relay = OutboxRelay(
         store,
         nats_url,
+        categories=TABLE_CATEGORIES,
         subject_root=subject_root,
         backoff=FAST,
         idle_interval=0.2,
@@ -249,6 +259,7 @@ async def test_replicas_elect_one_leader_and_hand_over_when_it_stops(
         OutboxRelay(
             store,
             nats_url,
+            categories=TABLE_CATEGORIES,
             subject_root=subject_root,
             backoff=FAST,
             idle_interval=0.1,
@@ -289,7 +300,9 @@ async def test_a_notification_wakes_an_idle_relay(
     migrated_url: str, nats_url: str, subject_root: str, store: PostgresEventStore
 ) -> None:
     """With a 10-minute poll interval, only LISTEN/NOTIFY can explain prompt publishing."""
-    relay = OutboxRelay(store, nats_url, subject_root=subject_root, idle_interval=600)
+    relay = OutboxRelay(
+        store, nats_url, categories=TABLE_CATEGORIES, subject_root=subject_root, idle_interval=600
+    )
     async with running(relay), jetstream(nats_url) as js:
 
         async def leading() -> bool:
@@ -311,6 +324,7 @@ async def test_stop_ends_a_relay_that_cannot_reach_nats(
     relay = OutboxRelay(
         store,
         "nats://127.0.0.1:9",
+        categories=TABLE_CATEGORIES,
         subject_root=subject_root,
         backoff=FAST,
         connect_timeout=1,
@@ -343,7 +357,9 @@ async def test_messages_queued_with_appends_follow_their_events_on_their_own_sub
                 NewMessage("public", "TurnStarted", f"start {round_ + 1}".encode()),
             ],
         )
-    relay = OutboxRelay(store, nats_url, subject_root=subject_root, backoff=FAST)
+    relay = OutboxRelay(
+        store, nats_url, categories=TABLE_CATEGORIES, subject_root=subject_root, backoff=FAST
+    )
     async with running(relay), jetstream(nats_url) as js:
         await wait_until(outbox_empty(store), "the outbox drains")
         assert await stored_messages(js, subject_root) == 3  # the raw stream: events only

@@ -1,6 +1,7 @@
 """NATS rights per service, on a real nats-server configured by `kozyr.bus.rights`: the
 bots may read the public table events and cannot reach the raw ones (hidden cards) —
-neither by subscribing, nor by a JetStream consumer, nor by reading a message."""
+neither by subscribing, nor by a JetStream consumer, nor by reading a message; each
+service's outbox relay publishes its own categories under its own user, and no other's."""
 
 from __future__ import annotations
 
@@ -15,9 +16,12 @@ from nats.aio.msg import Msg
 from nats.errors import Error as NatsError
 from nats.js.api import ConsumerConfig
 
+from kozyr.bus.relay import Backoff, OutboxRelay
 from kozyr.bus.rights import ADMIN_USER, SERVICES, nats_url_for, server_config
-from kozyr.bus.streams import EventStreamSpec, ensure_stream, jetstream_name
+from kozyr.bus.streams import MATCHMAKING_CATEGORIES, EventStreamSpec, ensure_stream, jetstream_name
+from kozyr.eventstore import NewEvent, PostgresEventStore, migrate
 from kozyr.infra import EmbeddedNats
+from tests.integration.bus.test_bus_relay import wait_until
 
 pytestmark = pytest.mark.integration
 
@@ -93,3 +97,57 @@ async def test_nobody_connects_without_credentials(urls: dict[str, str]) -> None
     anonymous = urls["table"].replace(urls["table"].split("//")[1].split("@")[0] + "@", "")
     with pytest.raises(REFUSED):
         await nats.connect(anonymous, allow_reconnect=False, max_reconnect_attempts=0)
+
+
+async def _relayed_by_matchmaking(url: str, database_url: str) -> None:
+    """A lobby and a rating event appended to matchmaking's own database, published by its
+    relay connected as the matchmaking user (which makes its streams first)."""
+    await migrate(database_url)
+    async with PostgresEventStore(database_url) as store:
+        for stream in ("lobby-main", "rating-three_five_eight-ana"):
+            await store.append(stream, 0, [NewEvent("Noted", {"n": 1})], request_id=stream)
+        relay = OutboxRelay(
+            store, url, categories=MATCHMAKING_CATEGORIES, subject_root=ROOT,
+            backoff=Backoff(initial=0.05, maximum=0.5),
+        )  # fmt: skip
+        running = asyncio.create_task(relay.run())
+        try:
+
+            async def drained() -> bool:
+                return not (await store.outbox_backlog()).entries
+
+            await wait_until(drained, "matchmaking's relay publishes its outbox")
+        finally:
+            relay.stop()
+            await running
+
+
+async def test_each_relay_publishes_its_own_categories_and_no_others(
+    urls: dict[str, str], database_url: str
+) -> None:
+    await _relayed_by_matchmaking(urls["matchmaking"], database_url)
+    admin = await nats.connect(urls[ADMIN_USER])
+    for category in MATCHMAKING_CATEGORIES:
+        info = await admin.jetstream().stream_info(jetstream_name(category, ROOT))
+        assert info.state.messages == 1
+    await admin.close()
+
+    errors: list[Exception] = []
+
+    async def reported(error: Exception) -> None:
+        errors.append(error)
+
+    table = await nats.connect(urls["table"], error_cb=reported)
+    with pytest.raises(REFUSED):  # the stream exists: only the right is missing
+        await table.jetstream(timeout=1.0).publish(f"{ROOT}.lobby.main.Noted", b"{}")
+    with pytest.raises(REFUSED):
+        await ensure_stream(table.jetstream(timeout=1.0), EventStreamSpec("rating", ROOT))
+    await table.close()
+    matchmaking = await nats.connect(urls["matchmaking"], error_cb=reported)
+    with pytest.raises(REFUSED):
+        await ensure_stream(matchmaking.jetstream(timeout=1.0), EventStreamSpec("table", ROOT))
+    await matchmaking.close()
+    refused = [str(e).lower() for e in errors if "permissions violation" in str(e).lower()]
+    assert any(f'publish to "{ROOT}.lobby.main.noted"' in e for e in refused), errors
+    assert any("stream.info.rights_rating" in e for e in refused), errors
+    assert any("stream.info.rights_table" in e for e in refused), errors
