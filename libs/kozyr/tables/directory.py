@@ -52,15 +52,7 @@ VALUES ($1, $2, $3, $4, $5)
 ON CONFLICT (table_id) DO UPDATE
 SET finished_at = COALESCE(table_directory.finished_at, EXCLUDED.finished_at)
 """
-FIND = """
-SELECT table_id::text, game, seats, created_at, finished_at FROM table_directory
-WHERE ($1::text IS NULL OR seats @> ARRAY[$1::text])
-  AND ($2::timestamptz IS NULL OR created_at >= $2)
-  AND ($3::boolean IS NULL OR (finished_at IS NOT NULL) = $3)
-  AND ($4::timestamptz IS NULL OR (created_at, table_id) < ($4, $5::uuid))
-ORDER BY created_at DESC, table_id DESC
-LIMIT $6
-"""
+COLUMNS = "table_id::text, game, seats, created_at, finished_at"
 REBUILD_PAGE = 1000
 
 
@@ -130,16 +122,9 @@ class TableDirectory:
         self, query: TableQuery, limit: int, after: Cursor | None = None
     ) -> list[ListedTable]:
         """Up to `limit` tables matching `query`, newest first, after `after`."""
+        statement, arguments = find_statement(query, limit, after)
         async with self._connection() as connection:
-            rows = await connection.fetch(
-                FIND,
-                query.player_id,
-                query.created_since,
-                query.finished,
-                after.created_at if after else None,
-                after.table_id if after else None,
-                limit,
-            )
+            rows = await connection.fetch(statement, *arguments)
         return [_listed(row) for row in rows]
 
     async def close(self) -> None:
@@ -214,6 +199,38 @@ async def _create_if_missing(pool: asyncpg.Pool) -> bool:
             return False
         await connection.execute(DDL)
         return True
+
+
+def find_statement(
+    query: TableQuery, limit: int, after: Cursor | None = None
+) -> tuple[str, list[Any]]:
+    """The SELECT of `find` with only the filters asked for, and its arguments.
+
+    One statement per combination of filters (at most 16, each prepared once), not one
+    with `$n IS NULL OR …` clauses: a prepared statement's generic plan could not use
+    the players' index for a clause that may be switched off."""
+    where: list[str] = []
+    arguments: list[Any] = []
+
+    def given(value: Any, cast: str = "") -> str:
+        arguments.append(value)
+        return f"${len(arguments)}{cast}"
+
+    if query.player_id is not None:
+        where.append(f"seats @> ARRAY[{given(query.player_id, '::text')}]")
+    if query.created_since is not None:
+        where.append(f"created_at >= {given(query.created_since)}")
+    if query.finished is not None:
+        where.append(f"finished_at IS {'NOT ' if query.finished else ''}NULL")
+    if after is not None:
+        at, table = given(after.created_at), given(after.table_id, "::uuid")
+        where.append(f"(created_at, table_id) < ({at}, {table})")
+    condition = f" WHERE {' AND '.join(where)}" if where else ""
+    statement = (
+        f"SELECT {COLUMNS} FROM table_directory{condition}"
+        f" ORDER BY created_at DESC, table_id DESC LIMIT {given(limit)}"
+    )
+    return statement, arguments
 
 
 def finish_time(events: Sequence[RecordedEvent]) -> datetime | None:
