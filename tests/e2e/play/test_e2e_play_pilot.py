@@ -6,6 +6,8 @@ back."""
 
 from __future__ import annotations
 
+import uuid
+
 import pytest
 
 from kozyr.api.common.v1 import games_pb2
@@ -173,3 +175,17 @@ def _own_signals(app: PlayApp) -> str:
         if "ana (you)" in line and "Signals: " in line:
             return line.split("Signals: ", 1)[1]
     return ""
+
+
+async def test_a_table_that_does_not_exist_is_said_so_and_the_app_stays(
+    play_stack: PlayStack,
+) -> None:
+    missing = str(uuid.uuid4())
+    plan = make_plan("khozor", table_id=missing)
+    app = PlayApp(play_stack.endpoints("ana"), plan, Lang.IT)
+    async with app.run_test(size=SCREEN) as pilot:
+        await until(pilot, lambda: screen_text(app, "status") == f"Non esiste il tavolo {missing}.")
+        assert app.is_running
+        assert "p raccogli · t segnale set da 3" in screen_text(app, "keys")
+        await pilot.press("enter", "h", "t")  # nothing to act on: nothing breaks
+        assert app.is_running

@@ -8,6 +8,7 @@ import asyncio
 from datetime import UTC, datetime
 from typing import ClassVar
 
+import grpc
 from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
@@ -71,13 +72,19 @@ class PlayApp(App[None]):
         yield Static("", id="status")
         yield Static(self._keys(), id="keys")
 
-    def _keys(self, table_id: str = "") -> str:
-        """The keys of the game, and the table's id once known (to come back to it)."""
+    def _keys(self) -> str:
+        """The keys of the game (the table's, once known), and the table's id (to come
+        back to it)."""
         keys = label("keys", self.lang)
-        if self.plan.game == games_pb2.GAME_KHOZOR_TEAMS:
+        khozor = (
+            self.view.HasField("khozor_teams")
+            if self.view is not None
+            else self.plan.game == games_pb2.GAME_KHOZOR_TEAMS
+        )
+        if khozor:
             keys += "\n" + label("keys_khozor", self.lang)
-        if table_id:
-            keys += "\n" + label("table_id", self.lang, table_id=table_id)
+        if self.session is not None:
+            keys += "\n" + label("table_id", self.lang, table_id=self.session.table_id)
         return keys
 
     def on_mount(self) -> None:
@@ -95,7 +102,6 @@ class PlayApp(App[None]):
             self.show_status(str(err), True)
             return
         self.started.set()
-        self.query_one("#keys", Static).update(self._keys(table_id))
         clock = ClockClient(ends.clock, token) if ends.clock else None
         async with (
             TableClient(ends.table, token, language=self.lang.value) as table,
@@ -104,9 +110,13 @@ class PlayApp(App[None]):
             self.session = TableSession(
                 table, table_id, self.lang, self.show_view, self.show_status, bots=bots, clock=clock
             )
+            self.query_one("#keys", Static).update(self._keys())
             try:
                 await self.session.run()
+            except grpc.aio.AioRpcError:
+                pass  # refused for good (no such table, not allowed): the status says why
             finally:
+                self.session = None  # its channels close: no more moves or hints
                 if clock is not None:
                     await clock.close()
 
@@ -119,7 +129,10 @@ class PlayApp(App[None]):
         self.query_one("#status", Static).update(Text(text, style="bold red" if error else ""))
 
     def show_view(self, view: views_pb2.TableView) -> None:
+        first = self.view is None
         self.view = view
+        if first:
+            self.query_one("#keys", Static).update(self._keys())
         self.selection = controls.follow(view, self.selection)
         self._draw()
 
