@@ -10,9 +10,10 @@ tables"):
   again after the append that ends its game; a call answers only once its row is
   written, and a retried call (same request id) writes it again, so a crash in between
   is repaired by the client's retry;
-- the first process to use a database without the directory creates it and fills it
-  from the log (`rebuild`, in the background), so a dropped or lost directory comes
-  back by itself: `DROP TABLE table_directory` and restart the service.
+- `kozyr migrate` creates it, and the first process to use a database without it
+  creates it too; whoever creates it fills it from the log (`rebuild`; in the service,
+  in the background), so a lost directory comes back by itself: `DROP TABLE
+  table_directory`, then `kozyr migrate` or a restart of the service.
 
 Writes are idempotent upserts: a row is only ever completed (its end recorded once),
 never moved back, so live writes and a rebuild may interleave freely.
@@ -32,6 +33,7 @@ import asyncpg
 from kozyr.eventstore import EventStore, RecordedEvent
 from kozyr.eventstore.dberrors import translate_errors
 from kozyr.eventstore.urls import asyncpg_dsn
+from kozyr.tables.games import UnknownGame
 from kozyr.tables.repository import STREAM_PREFIX, fold_recorded
 
 SCHEMA_LOCK_KEY = 0x6B6F7A79_72_7464  # "kozyr" "td": creating the directory, once
@@ -148,6 +150,13 @@ class TableDirectory:
                     count += 1
         return count
 
+    async def ensure(self) -> int:
+        """Create the directory if it is missing and fill it from the log (awaited); the
+        number of tables the log gave it (0 when it existed). `kozyr migrate` runs it."""
+        async with self._connection():
+            pass
+        return await self.rebuilt()
+
     async def rebuilt(self) -> int:
         """Wait for the background rebuild started by this process, if any (tests)."""
         return await self._rebuilding if self._rebuilding is not None else 0
@@ -234,12 +243,16 @@ def find_statement(
 
 
 def finish_time(events: Sequence[RecordedEvent]) -> datetime | None:
-    """When the table of these events (its whole stream, in order) ended; None if open."""
+    """When the table of these events (its whole stream, in order) ended; None if open,
+    or if this build does not run its game (it cannot tell: listed as open)."""
     table = None
-    for event in events:
-        table = fold_recorded(table, [event])
-        if table is not None and table.is_over:
-            return event.recorded_at
+    try:
+        for event in events:
+            table = fold_recorded(table, [event])
+            if table is not None and table.is_over:
+                return event.recorded_at
+    except UnknownGame:
+        return None
     return None
 
 

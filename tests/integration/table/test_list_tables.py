@@ -223,9 +223,11 @@ async def test_a_lost_directory_is_rebuilt_from_the_log(
             assert await admin.list_tables() == before
 
 
-async def _kozyr(*args: str, target: str) -> tuple[int, str, str]:
+async def _kozyr(
+    *args: str, target: str, env: dict[str, str] | None = None
+) -> tuple[int, str, str]:
     """`kozyr ARGS` in its own process, configured by the environment alone."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("KOZYR_")}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("KOZYR_")} | (env or {})
     env |= {"KOZYR_TABLE_TARGET": target, "KOZYR_JWT_KEY": JWT_KEY}
     process = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "kozyr.cli.main", *args, env=env, stdout=PIPE, stderr=PIPE
@@ -261,3 +263,20 @@ async def test_kozyr_tables_prints_what_list_tables_finds(
     assert "--since 'yesterday' is not a date" in err
     code, out, err = await _kozyr("tables", "--state", "closed", target=target)
     assert (code, err.strip()) == (2, "kozyr: --state must be open or finished, not 'closed'")
+
+
+async def test_kozyr_migrate_makes_the_directory_from_the_log(
+    table_service: RunningTableService, database_url: str
+) -> None:
+    async with TableClient(table_service.target, token("mm", Role.SERVICE)) as service:
+        await _tables(service)
+    await _directory_sql(database_url, "DROP TABLE table_directory")
+    env = {"KOZYR_DATABASE_URL": database_url}
+    code, out, err = await _kozyr("migrate", target=table_service.target, env=env)
+    assert code == 0, err
+    assert out.strip().endswith("the table directory was made from the log (3 tables).")
+    code, out, err = await _kozyr("migrate", target=table_service.target, env=env)
+    assert code == 0, err
+    assert out.strip().endswith("and so is its table directory.")
+    async with TableClient(table_service.target, token("moderator", Role.ADMIN)) as admin:
+        assert len((await admin.list_tables()).tables) == 3
