@@ -162,3 +162,21 @@ def test_every_label_reads_in_every_language(key: str) -> None:
     params = {"move": "x", "seconds": 1, "code": "c", "players": 1, "state": "s"}
     params |= {"team": "A", "name": "n", "table_id": "t"}
     assert {label(key, lang, **params) for lang in Lang}  # every template fills
+
+
+def test_the_3_5_8_exchange_shows_the_cards_this_seat_gave_and_got() -> None:
+    view = tfe_view(kind="exchange_give")
+    exchange = view.three_five_eight.exchange
+    exchange.transfers.add(giver=0, receiver=1, count=2, given=1)
+    exchange.steps.add(giver=0, receiver=1, number=1, given="7C", returned="AS")
+    exchange.steps.add(giver=2, receiver=1, number=1)  # another seat's: hidden
+    lines = [line.plain for line in render_358.exchange_lines(view, Lang.EN)]
+    assert lines == ["Exchange: ana (you) → computer 1 7♣ ← A♠"]
+
+
+def test_the_3_5_8_table_shows_the_last_deals_points() -> None:
+    view = tfe_view()
+    view.three_five_eight.deal_scores.add(deal=2, contract="NT", points=[3, -1, -2])
+    assert [line.plain for line in render_358.last_deal_line(view, Lang.RO)] == [
+        "Mâna 2 (Fără atu): ana (tu) +3 · calculator 1 -1 · bob -2"
+    ]

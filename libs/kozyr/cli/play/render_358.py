@@ -94,11 +94,48 @@ def trick_lines(view: views_pb2.TableView, lang: Lang) -> list[Text]:
                 f" — {label('taken_by', lang)} {winner}",
             )
         )
+    lines.extend(exchange_lines(view, lang))
     if game.talon:
         lines.append(Text.assemble(f"{label('talon', lang)}: ", cards_text(game.talon, lang)))
     if game.discards:
         lines.append(Text.assemble(f"{label('discards', lang)}: ", cards_text(game.discards, lang)))
     return lines
+
+
+def exchange_lines(view: views_pb2.TableView, lang: Lang) -> list[Text]:
+    """The exchange's cards this seat gave or got (the others' are hidden from it)."""
+    game = view.three_five_eight
+    if not game.HasField("exchange"):
+        return []
+    lines = []
+    for step in game.exchange.steps:
+        if not step.HasField("given"):
+            continue
+        giver, receiver = seat_name(view, step.giver, lang), seat_name(view, step.receiver, lang)
+        returned = card_text(step.returned, lang) if step.HasField("returned") else Text("…")
+        lines.append(
+            Text.assemble(
+                f"{label('exchange', lang)}: {giver} → {receiver} ",
+                card_text(step.given, lang),
+                " ← ",
+                returned,
+            )
+        )
+    return lines
+
+
+def last_deal_line(view: views_pb2.TableView, lang: Lang) -> list[Text]:
+    """The points each seat scored in the last finished deal."""
+    game = view.three_five_eight
+    if not game.deal_scores:
+        return []
+    last = game.deal_scores[-1]
+    points = " · ".join(
+        f"{seat_name(view, seat, lang)} {value:+d}" for seat, value in enumerate(last.points)
+    )
+    return [
+        Text(f"{label('deal', lang)} {last.deal} ({contract_name(last.contract, lang)}): {points}")
+    ]
 
 
 def result_lines(view: views_pb2.TableView, lang: Lang) -> list[Text]:
@@ -125,5 +162,6 @@ def table_lines(view: views_pb2.TableView, lang: Lang) -> list[Text]:
         header(view, lang),
         *seat_lines(view, lang),
         *trick_lines(view, lang),
+        *last_deal_line(view, lang),
         *result_lines(view, lang),
     ]

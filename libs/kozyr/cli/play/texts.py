@@ -37,6 +37,7 @@ LABELS: Final[Mapping[str, Texts]] = {
     "opener": {Lang.EN: "Opener", Lang.RO: "Începe", Lang.IT: "Inizia"},
     "signals": {Lang.EN: "Signals", Lang.RO: "Semnale", Lang.IT: "Segnali"},
     "hand": {Lang.EN: "Your hand", Lang.RO: "Mâna ta", Lang.IT: "La tua mano"},
+    "exchange": {Lang.EN: "Exchange", Lang.RO: "Schimb", Lang.IT: "Cambio"},
     "talon": {Lang.EN: "Talon", Lang.RO: "Talon", Lang.IT: "Tallone"},
     "discards": {Lang.EN: "Discarded", Lang.RO: "Puse jos", Lang.IT: "Scartate"},
     "you": {Lang.EN: "you", Lang.RO: "tu", Lang.IT: "tu"},
