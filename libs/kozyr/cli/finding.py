@@ -1,7 +1,8 @@
 """`kozyr tables`: find tables by player, creation date and state (the admin's ListTables).
 
-It calls the table service at KOZYR_TABLE_TARGET (default 127.0.0.1:50051, `make run`'s)
-with an admin token signed like `kozyr token` signs (KOZYR_JWT_KEY, else the dev key),
+It calls the table service at KOZYR_TABLE_TARGET (in a checkout running `make run`, its
+table service: `kozyr.stackfile`; else 127.0.0.1:50051) with an admin token signed like
+`kozyr token` signs (KOZYR_JWT_KEY, else the dev key),
 walks the pages up to `--limit` tables, and prints one line per table (or JSON).
 """
 
@@ -40,7 +41,8 @@ class Search:
 
 
 def table_target() -> str:
-    """The table service: KOZYR_TABLE_TARGET, else `make run`'s port."""
+    """The table service: KOZYR_TABLE_TARGET (set from the stack file when unset), else
+    the default port."""
     return os.environ.get("KOZYR_TABLE_TARGET") or DEFAULT_TARGET
 
 
