@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 
 from kozyr.api.common.v1 import cards_pb2
 from kozyr.api.table.v1 import actions_pb2, views_pb2
+from kozyr.games.three_five_eight.model import Contract
 
 CARD_MOVES = {
     "play": "play_card",
@@ -29,14 +30,8 @@ CARD_MOVES = {
 MULTI_CARD = frozenset({"discard", "lead", "beat"})
 """Action fields that take several cards (the others take one)."""
 
-CONTRACTS = (
-    actions_pb2.CONTRACT_SPADES,
-    actions_pb2.CONTRACT_HEARTS,
-    actions_pb2.CONTRACT_DIAMONDS,
-    actions_pb2.CONTRACT_CLUBS,
-    actions_pb2.CONTRACT_NO_TRUMP,
-    actions_pb2.CONTRACT_MINIMUM_TRICKS,
-)
+CONTRACTS = tuple(actions_pb2.Contract.Value(f"CONTRACT_{c.name}") for c in Contract)
+"""The six contracts in the rules' order (the wire names each CONTRACT_<member>)."""
 
 
 @dataclass(frozen=True)

@@ -20,14 +20,6 @@ from kozyr.games.three_five_eight.model import Contract
 from kozyr.games.translations import Lang, Texts, card_name
 
 RED_SUITS = ("H", "D")
-CONTRACT_CODES = {
-    actions_pb2.CONTRACT_SPADES: Contract.SPADES,
-    actions_pb2.CONTRACT_HEARTS: Contract.HEARTS,
-    actions_pb2.CONTRACT_DIAMONDS: Contract.DIAMONDS,
-    actions_pb2.CONTRACT_CLUBS: Contract.CLUBS,
-    actions_pb2.CONTRACT_NO_TRUMP: Contract.NO_TRUMP,
-    actions_pb2.CONTRACT_MINIMUM_TRICKS: Contract.MINIMUM_TRICKS,
-}
 LEVELS = {
     seats_pb2.COMPUTER_LEVEL_EASY: "easy",
     seats_pb2.COMPUTER_LEVEL_NORMAL: "normal",
@@ -171,8 +163,11 @@ def describe(view: views_pb2.TableView, action: actions_pb2.Action, lang: Lang) 
     """A move in words: "10♥", "♠ trump", "pick up", "3-set", "opener: ana"."""
     kind = action.WhichOneof("action")
     if kind == "choose_contract":
-        code = CONTRACT_CODES.get(action.choose_contract.contract)
-        return contract_name(code.value, lang) if code else "?"
+        wire = actions_pb2.Contract.Name(action.choose_contract.contract)
+        member = wire.removeprefix("CONTRACT_")  # the wire's names: CONTRACT_<member>
+        return (
+            contract_name(Contract[member].value, lang) if member in Contract.__members__ else "?"
+        )
     if kind == "confirm_opener":
         name = seat_name(view, action.confirm_opener.opener_seat, lang)
         return label("confirm_opener", lang, name=name)
