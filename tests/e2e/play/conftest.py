@@ -62,10 +62,16 @@ async def play_stack(mm_stack: MatchmakingStack) -> PlayStack:
 async def until(
     pilot: Pilot[None], probe: Callable[[], object], seconds: float = WAIT_SECONDS
 ) -> None:
-    """Let the app run until `probe()` is truthy (a deadline, not a timed assertion)."""
-    async with asyncio.timeout(seconds):
-        while not probe():
-            await pilot.pause(0.05)
+    """Let the app run until `probe()` is truthy (a deadline, not a timed assertion);
+    past the deadline, fail with what the screen shows."""
+    try:
+        async with asyncio.timeout(seconds):
+            while not probe():
+                await pilot.pause(0.05)
+    except TimeoutError:
+        app = pilot.app
+        shown = {w: screen_text(app, w) for w in ("turn", "table", "hand", "status")}  # type: ignore[arg-type]
+        raise AssertionError(f"not within {seconds} s; the screen: {shown}") from None
 
 
 def screen_text(app: PlayApp, widget: str) -> str:

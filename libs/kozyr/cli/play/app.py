@@ -33,7 +33,7 @@ class PlayApp(App[None]):
 
     TITLE = "kozyr"
     CSS = """
-    #turn { height: 1; background: $boost; }
+    #turn { height: auto; min-height: 1; background: $boost; }
     #table { height: auto; }
     #board { height: 1fr; }
     #hand { height: auto; margin-top: 1; }
