@@ -7,6 +7,7 @@ back."""
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 
 import pytest
 
@@ -18,6 +19,7 @@ from kozyr.cli.play.lobby import make_plan
 from kozyr.client import TableClient
 from kozyr.games.errors import COMMON_TEXTS
 from kozyr.games.khozor_teams.texts import ERRORS as KHOZOR_TEXTS
+from kozyr.games.three_five_eight.texts import ERRORS as TFE_TEXTS
 from kozyr.games.translations import Lang
 from tests.e2e.play.conftest import SCREEN, PlayStack, screen_text, until
 from tests.e2e.published import stored_events
@@ -158,6 +160,10 @@ async def test_khozor_shows_teams_and_pile_and_toggles_a_signal(play_stack: Play
         assert app.session.pending is None
 
 
+def _newer_than(app: PlayApp, version: int) -> Callable[[], bool]:
+    return lambda: app.view is not None and app.view.version > version
+
+
 def _kind(app: PlayApp) -> str:
     return app.view.turn.kind if app.view is not None else ""
 
@@ -182,3 +188,32 @@ async def test_a_table_that_does_not_exist_is_said_so_and_the_app_stays(
         assert "p raccogli · t segnale set da 3" in screen_text(app, "keys")
         await pilot.press("enter", "h", "t")  # nothing to act on: nothing breaks
         assert app.is_running
+
+
+async def test_an_off_suit_card_chosen_with_the_arrows_is_explained_in_italian(
+    play_stack: PlayStack,
+) -> None:
+    table_id = await play_stack.open_table(["ana", None, None])
+    app = PlayApp(play_stack.endpoints("ana"), make_plan("358", table_id=table_id), Lang.IT)
+    async with app.run_test(size=SCREEN) as pilot:
+        while True:  # Enter plays each turn's first legal move, until ana must follow suit
+            await until(pilot, lambda: _mine(app))
+            view = app.view
+            assert view is not None
+            hand = controls.hand(view)
+            off_suit = [i for i, card in enumerate(hand) if card not in controls.legal_cards(view)]
+            if view.turn.kind == "play" and off_suit:
+                break
+            await pilot.press("enter")
+            await until(pilot, _newer_than(app, view.version))
+        steps = (off_suit[0] - app.selection.cursor) % len(hand)
+        await pilot.press(*["right"] * steps)
+        assert app.selection.cursor == off_suit[0]
+        await pilot.press("left", "right")
+        assert app.selection.cursor == off_suit[0]
+        await pilot.press("enter")
+        template = TFE_TEXTS["MUST_FOLLOW_SUIT"][Lang.IT]
+        prefix = template.split("{", 1)[0]
+        await until(pilot, lambda: screen_text(app, "status").startswith(prefix))
+        assert app.view is not None
+        assert app.view.version == view.version  # refused: nothing appended
