@@ -4,14 +4,19 @@ The container image's HEALTHCHECK and compose's health checks run it inside the
 container, so it must need nothing but the image: no grpc_health_probe binary, no
 shell. Without `--target` it asks 127.0.0.1 on KOZYR_GRPC_PORT, the port the service
 in the same container listens on, which makes one command right for every service.
+When that service serves TLS only (KOZYR_GRPC_TLS_CERT_FILE in the container's
+environment), the check speaks TLS to it too (`_channel`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
+from pathlib import Path
 
 import grpc
+from cryptography import x509
+from cryptography.x509.oid import NameOID
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from kozyr import stackfile
@@ -31,8 +36,46 @@ def default_target() -> str:
     return f"127.0.0.1:{DEFAULT_PORT}"
 
 
+def certificate_name(pem: bytes) -> str:
+    """The first name a server certificate is valid for (a DNS name, else an IP address,
+    else its common name): the name the check verifies while it dials 127.0.0.1."""
+    certificate = x509.load_pem_x509_certificate(pem)
+    try:
+        names = certificate.extensions.get_extension_for_class(x509.SubjectAlternativeName)
+    except x509.ExtensionNotFound:
+        names = None
+    if names is not None:
+        for kind in (x509.DNSName, x509.IPAddress):
+            found = names.value.get_values_for_type(kind)
+            if found:
+                return str(found[0])
+    common = certificate.subject.get_attributes_for_oid(NameOID.COMMON_NAME)
+    if not common:
+        raise CliError("KOZYR_GRPC_TLS_CERT_FILE names no host", ExitCode.USAGE)
+    return str(common[0].value)
+
+
+def _channel(target: str) -> grpc.aio.Channel:
+    """Plain gRPC; or TLS when the container's service serves TLS (KOZYR_GRPC_TLS_CERT_FILE),
+    trusting KOZYR_GRPC_TLS_CA_FILE — else the certificate itself (a self-signed one)."""
+    cert_file = os.environ.get("KOZYR_GRPC_TLS_CERT_FILE")
+    if not cert_file:
+        return grpc.aio.insecure_channel(target)
+    ca_file = os.environ.get("KOZYR_GRPC_TLS_CA_FILE")
+    try:
+        cert = Path(cert_file).read_bytes()
+        roots = Path(ca_file).read_bytes() if ca_file else cert
+        name = certificate_name(cert)
+    except (OSError, ValueError) as error:
+        raise CliError(f"cannot read the TLS files: {error}", ExitCode.USAGE) from None
+    credentials = grpc.ssl_channel_credentials(roots)
+    return grpc.aio.secure_channel(
+        target, credentials, options=[("grpc.ssl_target_name_override", name)]
+    )
+
+
 async def _status(target: str, service: str, seconds: float) -> str:
-    async with grpc.aio.insecure_channel(target) as channel:
+    async with _channel(target) as channel:
         stub = health_pb2_grpc.HealthStub(channel)
         try:
             reply = await stub.Check(
