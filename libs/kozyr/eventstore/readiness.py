@@ -8,11 +8,14 @@ store meanwhile fails with `SchemaNotMigrated` (SQLSTATE 42P01).
 
 from __future__ import annotations
 
+import asyncio
 from typing import Final
 
+import structlog
 from asyncpg import connect
 
 from kozyr.eventstore.dberrors import translate_errors
+from kozyr.eventstore.errors import StoreUnavailable
 from kozyr.eventstore.schema import metadata
 from kozyr.eventstore.urls import asyncpg_dsn
 
@@ -47,3 +50,26 @@ async def missing_tables(database_url: str, *, wait_seconds: float = 5.0) -> tup
         finally:
             await connection.close()
     return tuple(missing)
+
+
+async def until_migrated(database_url: str, *, interval: float = 2.0) -> None:
+    """Return once `database_url` is reachable and migrated, saying once that it waits.
+
+    For a service that cannot serve anything before its state is read (matchmaking
+    folds its lobby at start): started before its migration job, or before PostgreSQL,
+    it waits instead of crashing and being restarted in a loop."""
+    said = False
+    while True:
+        try:
+            missing: tuple[str, ...] | None = await missing_tables(database_url)
+        except StoreUnavailable:
+            missing = None
+        if missing == ():
+            return
+        if not said:
+            structlog.get_logger(__name__).warning(
+                "waiting for the database to be reachable and migrated (kozyr migrate)",
+                missing_tables=list(missing) if missing is not None else "unreachable",
+            )
+            said = True
+        await asyncio.sleep(interval)

@@ -1,7 +1,7 @@
 """`python -m kozyr.matchmaking`: the matchmaking service process (stops gracefully on
 SIGTERM).
 
-It waits for NATS before serving. Exit code 2: bad settings.
+It waits for its database to be migrated, and for NATS, before serving. Exit code 2: bad settings.
 """
 
 from __future__ import annotations

@@ -38,6 +38,7 @@ from kozyr.bus.subjects import PUBLIC_CHANNEL, category_filter
 from kozyr.bus.work import MessageWorker
 from kozyr.client.caller import ServiceCaller
 from kozyr.eventstore import PostgresEventStore
+from kozyr.eventstore.readiness import until_migrated
 from kozyr.matchmaking import metrics
 from kozyr.matchmaking.book import LobbyBook
 from kozyr.matchmaking.decisions import table_ended, table_noticed
@@ -139,7 +140,12 @@ class MatchmakingService:
         )
 
     async def start(self) -> int:
-        """Fold the lobby, join NATS, start matching; serve. Returns the gRPC port."""
+        """Fold the lobby, join NATS, start matching; serve. Returns the gRPC port.
+
+        Waits for its database's migrations first: the lobby is folded before anything
+        is served, so there is nothing to answer "not serving" with meanwhile."""
+        assert self.settings.database_url is not None
+        await until_migrated(self.settings.database_url)
         await self.store.open()
         await self.book.load()
         self.relay.start()

@@ -23,11 +23,13 @@ from kozyr.api.table.v1 import events_pb2
 from kozyr.bus.streams import jetstream_name
 from kozyr.bus.subjects import message_subject
 from kozyr.client import MatchmakingClient, TableClient
-from kozyr.eventstore import PostgresEventStore
+from kozyr.eventstore import PostgresEventStore, migrate
+from kozyr.infra import Infrastructure
 from kozyr.matchmaking.ratebook import stream_of
 from kozyr.runtime.auth import Role
 from kozyr.runtime.errors import error_details, error_reason
 from tests.e2e.bots.games import GAME_SECONDS
+from tests.e2e.conftest import fresh_database
 from tests.e2e.matchmaking.conftest import MatchmakingStack, eventually, final_state
 from tests.e2e.players import ScriptedClient, chooser, play_table
 from tests.support.tables import Seat, token
@@ -217,6 +219,28 @@ async def test_a_kill_between_decided_and_created_still_opens_one_table(
     events = await mm_stack.lobby_events()
     assert [e.type for e in events].count("MatchDecided") == 1
     assert [e.type for e in events].count("MatchSeated") == 1
+
+
+async def test_started_before_its_migration_it_waits_then_serves(
+    mm_stack: MatchmakingStack, infra: Infrastructure
+) -> None:
+    """Matchmaking on a database not migrated yet (its migration job still running)
+    waits, saying so, instead of crashing; once migrated it serves."""
+    async with fresh_database(infra) as url:
+        mm_stack.database_url = url
+        starting = asyncio.create_task(mm_stack.start_matchmaking())
+        log = mm_stack.log_dir / "matchmaking0.log"
+
+        async def waiting() -> bool:
+            return log.exists() and "waiting for the database" in log.read_text()
+
+        await eventually(waiting)
+        assert not starting.done()
+        assert mm_stack.replicas[0].running
+        await migrate(url)
+        await starting
+        ticket = await mm_stack.client("ema").enter_queue(THREE)
+        assert ticket.ticket_id
 
 
 async def test_the_queue_is_rebuilt_from_the_log_after_a_kill(mm_stack: MatchmakingStack) -> None:
