@@ -14,7 +14,7 @@ from tests.unit.play.views import cards_action, contract, khozor_view, play, tfe
 def test_a_new_turn_starts_on_the_first_legal_card() -> None:
     view = tfe_view(legal=[play("AS"), play("QS")])
     selection = controls.follow(view, Selection())
-    assert selection == Selection(cursor=2, turn=5)
+    assert selection == Selection(cursor=2, turn=5, move=play("AS"))
     assert controls.chosen_move(view, selection) == play("AS")
 
 
@@ -22,8 +22,9 @@ def test_the_same_turn_keeps_the_selection_and_a_new_one_resets_it() -> None:
     view = tfe_view(legal=[play("AS")])
     moved = controls.move_cursor(view, controls.follow(view, Selection()), 1)
     assert controls.follow(view, moved) == moved
+    assert moved.move is None  # moved by hand: Enter plays what the cursor is on
     later = tfe_view(legal=[play("7C")], turn=8)
-    assert controls.follow(later, moved) == Selection(cursor=0, turn=8)
+    assert controls.follow(later, moved) == Selection(cursor=0, turn=8, move=play("7C"))
 
 
 def test_a_shorter_hand_clamps_the_cursor_and_drops_marks_past_its_end() -> None:
@@ -101,8 +102,21 @@ def test_a_hint_of_several_cards_is_shown_marked() -> None:
     )
     hint = cards_action("beat", ["QH", "QS"])
     selection = controls.select(view, hint)
-    assert selection == Selection(cursor=3, marked=frozenset({2, 3}), turn=9)
-    assert controls.chosen_move(view, selection) == cards_action("beat", ["QS", "QH"])
+    assert selection == Selection(cursor=3, marked=frozenset({2, 3}), turn=9, move=hint)
+    assert controls.chosen_move(view, selection) == hint
+    unmarked = controls.toggle_mark(view, selection)
+    assert controls.chosen_move(view, unmarked) == cards_action("beat", ["QS"])
+
+
+def test_a_defence_that_can_only_pick_up_picks_up_on_enter() -> None:
+    """No selection of cards shows a pick-up: the untouched selection carries it."""
+    view = khozor_view(kind="defend", legal=[controls.pick_up()])
+    selection = controls.follow(view, Selection())
+    assert selection.marked == set()
+    assert controls.chosen_move(view, selection) == controls.pick_up()
+    assert controls.chosen_move(view, controls.move_cursor(view, selection, 1)) == (
+        cards_action("beat", ["7D"])
+    )
 
 
 def test_signals_are_no_turn_moves() -> None:

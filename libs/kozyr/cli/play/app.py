@@ -155,9 +155,14 @@ class PlayApp(App[None]):
         if controls.choices(view):
             choices = render.choices_row(view, self.selection, self.lang)
             row = render.hand_row(cards, self.selection, (), self.lang, active=False)
-            return Text.assemble(choices, "\n", heading, row)
-        legal = controls.legal_cards(view)
-        return Text.assemble(heading, render.hand_row(cards, self.selection, legal, self.lang))
+            shown = Text.assemble(choices, "\n", heading, row)
+        else:
+            legal = controls.legal_cards(view)
+            shown = Text.assemble(heading, render.hand_row(cards, self.selection, legal, self.lang))
+        if self.selection.move is not None:  # the turn's default or a hint, untouched
+            move = render.describe(view, self.selection.move, self.lang)
+            shown.append("\n" + label("enter_plays", self.lang, move=move), style="italic")
+        return shown
 
     def _draw_turn(self) -> None:
         if self.view is not None:

@@ -36,12 +36,15 @@ CONTRACTS = tuple(actions_pb2.Contract.Value(f"CONTRACT_{c.name}") for c in Cont
 
 @dataclass(frozen=True)
 class Selection:
-    """Where the cursor is (an index into `row`), the marked card indexes, and the turn
-    number they were chosen for (a new turn starts a new selection)."""
+    """Where the cursor is (an index into `row`), the marked card indexes, the turn
+    number they were chosen for (a new turn starts a new selection), and the move they
+    show while nobody has moved them: the turn's default or a hint, which Enter sends
+    as it is (also a move no selection shows: Khözör's pick-up)."""
 
     cursor: int = 0
     marked: frozenset[int] = field(default_factory=frozenset)
     turn: int = -1
+    move: actions_pb2.Action | None = None
 
 
 def game_view(
@@ -113,13 +116,14 @@ def select(view: views_pb2.TableView, action: actions_pb2.Action | None) -> Sele
     row = choices(view)
     if row:
         index = next((i for i, choice in enumerate(row) if choice == action), 0)
-        return Selection(cursor=index, turn=turn)
+        return Selection(cursor=index, turn=turn, move=action)
     cards = hand(view)
     indexes = [cards.index(c) for c in action_cards(action) if c in cards]
     if not indexes:
-        return Selection(turn=turn)
+        return Selection(turn=turn, move=action)
     multi = action.WhichOneof("action") in MULTI_CARD and len(indexes) > 1
-    return Selection(cursor=indexes[0], marked=frozenset(indexes if multi else ()), turn=turn)
+    marked = frozenset(indexes if multi else ())
+    return Selection(cursor=indexes[0], marked=marked, turn=turn, move=action)
 
 
 def follow(view: views_pb2.TableView, selection: Selection) -> Selection:
@@ -139,25 +143,30 @@ def move_cursor(view: views_pb2.TableView, selection: Selection, step: int) -> S
     length = row_length(view)
     if not length:
         return selection
-    return replace(selection, cursor=(selection.cursor + step) % length)
+    return replace(selection, cursor=(selection.cursor + step) % length, move=None)
 
 
 def jump(view: views_pb2.TableView, selection: Selection, number: int) -> Selection:
     """Number key `number` (1-9, 0 for 10): the cursor on that item of the row."""
     index = 9 if number == 0 else number - 1
-    return replace(selection, cursor=index) if index < row_length(view) else selection
+    if index >= row_length(view):
+        return selection
+    return replace(selection, cursor=index, move=None)
 
 
 def toggle_mark(view: views_pb2.TableView, selection: Selection) -> Selection:
     """Mark or unmark the card under the cursor (moves of several cards)."""
     if choices(view) or not hand(view):
         return selection
-    return replace(selection, marked=selection.marked ^ {selection.cursor})
+    return replace(selection, marked=selection.marked ^ {selection.cursor}, move=None)
 
 
 def chosen_move(view: views_pb2.TableView, selection: Selection) -> actions_pb2.Action | None:
-    """The move Enter sends: the choice under the cursor; else a card move of the turn's
-    kind with the marked cards (several) or the card under the cursor."""
+    """The move Enter sends: the selection's own move while untouched; else the choice
+    under the cursor; else a card move of the turn's kind with the marked cards
+    (several) or the card under the cursor."""
+    if selection.move is not None:
+        return selection.move
     row = choices(view)
     if row:
         return row[selection.cursor] if selection.cursor < len(row) else None

@@ -69,6 +69,11 @@ LABELS: Final[Mapping[str, Texts]] = {
         Lang.RO: "Niciun serviciu de sugestii configurat (--bots-target)",
         Lang.IT: "Nessun servizio di suggerimenti configurato (--bots-target)",
     },
+    "enter_plays": {
+        Lang.EN: "Enter plays: {move}",
+        Lang.RO: "Enter joacă: {move}",
+        Lang.IT: "Invio gioca: {move}",
+    },
     "pick_up": {Lang.EN: "pick up", Lang.RO: "ia cărțile", Lang.IT: "raccogli"},
     "sent": {Lang.EN: "Sent: {move}", Lang.RO: "Trimis: {move}", Lang.IT: "Inviato: {move}"},
     "connecting": {
