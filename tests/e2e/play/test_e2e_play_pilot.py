@@ -154,7 +154,7 @@ async def test_khozor_shows_teams_and_pile_and_toggles_a_signal(play_stack: Play
             refused = KHOZOR_TEXTS["SIGNAL_NOT_TRUE"][Lang.EN]
             await until(pilot, lambda: screen_text(app, "status") == refused)
         before = app.view.version if app.view else 0
-        await pilot.press("enter")  # the turn's first legal lead or beat
+        await pilot.press("enter")  # the turn's first legal move: a lead, a beat or a pick-up
         await until(pilot, lambda: app.view is not None and app.view.version > before)
         assert app.session is not None
         assert app.session.pending is None

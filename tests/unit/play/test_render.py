@@ -89,6 +89,8 @@ def test_the_3_5_8_table_shows_each_seat_and_what_it_has_left() -> None:
     assert lines[2].startswith("Seat 1 computer 1 [computer easy · online] Declarer")
     assert lines[2].endswith("contracts left: ♠ ♦ ♣ MT")
     assert lines[3].startswith("Seat 2 bob [person · offline] Third player")
+    romanian = render_358.seat_lines(view, Lang.RO)[1].plain
+    assert romanian.startswith("Locul 1 calculator 1 [calculator ușor · conectat] Declarant")
     assert render_358.contracts_left(game, 2) == ["S", "H", "D", "C", "NT", "MT"]
 
 

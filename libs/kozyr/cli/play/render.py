@@ -71,7 +71,7 @@ def seat_state(info: views_pb2.SeatInfo, lang: Lang) -> Text:
         seats_pb2.SEAT_CONTROL_ABSENT: label("absent", lang),
     }.get(info.control, "?")
     if info.control == seats_pb2.SEAT_CONTROL_COMPUTER and info.level in LEVELS:
-        control += f" {LEVELS[info.level]}"
+        control += " " + label(f"level_{LEVELS[info.level]}", lang)
     presence = label("online" if info.online else "offline", lang)
     return Text.assemble(control, " · ", (presence, "green" if info.online else "red"))
 
