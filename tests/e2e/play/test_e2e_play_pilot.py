@@ -124,6 +124,9 @@ async def test_a_move_made_while_the_table_service_is_down_is_applied_once_when_
         await until(pilot, lambda: session.pending is not None)
         sent = session.pending
         assert sent is not None
+        # the move's call has failed (gRPC's own retries spent): only the resend can land it
+        await until(pilot, lambda: all(w.is_finished for w in app.workers if w.group == "moves"))
+        assert session.pending is sent
         await service.start()
         await until(pilot, lambda: session.pending is None and session.connected)
         await until(pilot, lambda: app.view is not None and app.view.turn.kind != "contract")

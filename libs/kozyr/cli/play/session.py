@@ -126,17 +126,23 @@ class TableSession:
                     await beating
 
     async def _watch(self) -> None:
+        """Each (re)connection reads the table once — which proves the table answers,
+        even when nothing changes — sends any pending move again, then follows the
+        stream from the version read."""
         failures = 0
         while True:
             try:
+                async with asyncio.timeout(CALL_SECONDS):
+                    self.accept(await self.table.get_table(self.table_id))
+                self.connected = True
+                if failures:
+                    self._on_status(label("reconnected", self.lang), False)
+                    failures = 0
+                await self._resend()
                 async for view in self.table.watch(self.table_id, from_version=self.version):
-                    if not self.connected:
-                        self.connected = True
-                        if failures:
-                            self._on_status(label("reconnected", self.lang), False)
-                        failures = 0
-                        await self._resend()
                     self.accept(view)
+            except TimeoutError:
+                pass
             except grpc.aio.AioRpcError as err:
                 if not _is_network(err):
                     self._on_status(error_text(err, self.lang), True)
