@@ -49,6 +49,7 @@ class Terminal:
         self.socket = f"kozyr-play-{uuid.uuid4().hex[:12]}"
         self.command = command
         self.cwd = cwd
+        self.socket_path: Path | None = None
 
     def _tmux(self, *args: str) -> str:
         done = subprocess.run(
@@ -66,6 +67,7 @@ class Terminal:
             "-x", str(WIDTH), "-y", str(HEIGHT), "-c", str(self.cwd),
             f"{shell}; echo EXITED $?; sleep 600",
         )  # fmt: skip
+        self.socket_path = Path(self._tmux("display", "-p", "#{socket_path}").strip())
 
     def screen(self) -> str:
         return self._tmux("capture-pane", "-p", "-t", "play")
@@ -74,7 +76,10 @@ class Terminal:
         self._tmux("send-keys", "-t", "play", key)
 
     def close(self) -> None:
+        """Stop the server and remove its socket file (tmux leaves it behind)."""
         subprocess.run(["tmux", "-L", self.socket, "kill-server"], capture_output=True)
+        if self.socket_path is not None:
+            self.socket_path.unlink(missing_ok=True)
 
 
 async def _until_screen(terminal: Terminal, pattern: re.Pattern[str], seconds: float) -> str:
