@@ -5,5 +5,6 @@ The parts, from the wire up: `endpoints` (where the services are, which token),
 (one seat at one table: the watch stream, moves, hints, reconnecting), `controls`
 (the pure selection model: cursor, marks, the move to send), `render` and its game
 modules (pure functions from a view to text), and `app` (the Textual widgets).
-Only `app` knows Textual; only `lobby` and `session` do I/O. docs/play.md.
+Only `app` knows Textual; only `lobby` and `session` talk to the services
+(`endpoints` reads the environment and the dev key). docs/play.md.
 """
