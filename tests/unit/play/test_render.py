@@ -162,7 +162,7 @@ def test_every_label_reads_in_every_language(key: str) -> None:
     texts = LABELS[key]
     assert set(texts) == set(Lang)
     params = {"move": "x", "seconds": 1, "code": "c", "players": 1, "state": "s"}
-    params |= {"team": "A", "name": "n", "table_id": "t"}
+    params |= {"team": "A", "name": "n", "table_id": "t", "join": "j", "back": "b"}
     assert {label(key, lang, **params) for lang in Lang}  # every template fills
 
 

@@ -21,7 +21,7 @@ from kozyr.cli.play import controls, render, render_358, render_khozor
 from kozyr.cli.play.endpoints import Endpoints
 from kozyr.cli.play.lobby import LobbyError, Plan, find_table
 from kozyr.cli.play.session import TableSession
-from kozyr.cli.play.texts import label
+from kozyr.cli.play.texts import back_command, label
 from kozyr.client import BotsClient, ClockClient, MatchmakingClient, TableClient
 from kozyr.games.translations import Lang
 
@@ -84,7 +84,12 @@ class PlayApp(App[None]):
         if khozor:
             keys += "\n" + label("keys_khozor", self.lang)
         if self.session is not None:
-            keys += "\n" + label("table_id", self.lang, table_id=self.session.table_id)
+            keys += "\n" + label(
+                "table_id",
+                self.lang,
+                table_id=self.session.table_id,
+                back=back_command(self.session.table_id),
+            )
         return keys
 
     def on_mount(self) -> None:

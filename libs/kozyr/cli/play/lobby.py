@@ -20,7 +20,7 @@ import grpc
 from kozyr.api.common.v1 import games_pb2
 from kozyr.api.matchmaking.v1 import matchmaking_service_pb2 as mm_pb
 from kozyr.cli.play.session import error_text
-from kozyr.cli.play.texts import label
+from kozyr.cli.play.texts import join_command, label
 from kozyr.client import MatchmakingClient
 from kozyr.games.translations import Lang
 from kozyr.runtime.errors import error_details
@@ -169,7 +169,15 @@ async def _host(
     waiting = asyncio.create_task(start.wait())
     while not waiting.done():
         current = await mm.party() or party
-        say(label("party_code", lang, code=party.code, players=len(current.player_ids)))
+        say(
+            label(
+                "party_code",
+                lang,
+                code=party.code,
+                join=join_command(party.code),
+                players=len(current.player_ids),
+            )
+        )
         await asyncio.wait({waiting}, timeout=POLL_SECONDS)
     if plan.private:
         return await _private(mm, plan)

@@ -105,11 +105,10 @@ LABELS: Final[Mapping[str, Texts]] = {
         Lang.IT: "Tavolo trovato, apertura…",
     },
     "party_code": {
-        Lang.EN: "Party code {code}: friends run `kozyr play --join {code}`. "
-        "Enter starts ({players} in the party).",
-        Lang.RO: "Codul grupului {code}: prietenii rulează `kozyr play --join {code}`. "
+        Lang.EN: "Party code {code}: friends run `{join}`. Enter starts ({players} in the party).",
+        Lang.RO: "Codul grupului {code}: prietenii rulează `{join}`. "
         "Enter pornește ({players} în grup).",
-        Lang.IT: "Codice del gruppo {code}: gli amici eseguono `kozyr play --join {code}`. "
+        Lang.IT: "Codice del gruppo {code}: gli amici eseguono `{join}`. "
         "Invio avvia ({players} nel gruppo).",
     },
     "party_joined": {
@@ -133,9 +132,9 @@ LABELS: Final[Mapping[str, Texts]] = {
         Lang.IT: "p raccogli · t segnale set da 3 · f segnale set da 5",
     },
     "table_id": {
-        Lang.EN: "Table {table_id} (back to it: kozyr play --table {table_id})",
-        Lang.RO: "Masa {table_id} (revenire: kozyr play --table {table_id})",
-        Lang.IT: "Tavolo {table_id} (per tornarci: kozyr play --table {table_id})",
+        Lang.EN: "Table {table_id} (back to it: {back})",
+        Lang.RO: "Masa {table_id} (revenire: {back})",
+        Lang.IT: "Tavolo {table_id} (per tornarci: {back})",
     },
     "seconds_left": {Lang.EN: "{seconds} s", Lang.RO: "{seconds} s", Lang.IT: "{seconds} s"},
     "confirm_opener": {
@@ -144,6 +143,17 @@ LABELS: Final[Mapping[str, Texts]] = {
         Lang.IT: "inizia: {name}",
     },
 }
+
+
+def join_command(code: str) -> str:
+    """The command a friend runs to join a party (a placeholder in the texts: commands
+    are not translated)."""
+    return f"kozyr play --join {code}"
+
+
+def back_command(table_id: str) -> str:
+    """The command that comes back to a table."""
+    return f"kozyr play --table {table_id}"
 
 
 def label(key: str, lang: Lang, **params: object) -> str:
