@@ -49,7 +49,7 @@ class LobbyBook:
         self._snapshot_every = snapshot_every
         self._snapshot_version = 0
         self._lock = asyncio.Lock()
-        self._changed = asyncio.Condition()
+        self._changed = asyncio.Event()
         self.conflicts = 0
 
     async def load(self) -> None:
@@ -79,7 +79,7 @@ class LobbyBook:
         async with self._lock:
             found = await self._catch_up()
         if found:
-            await self._notify()
+            self._notify()
         return found
 
     async def _catch_up(self) -> bool:
@@ -114,15 +114,19 @@ class LobbyBook:
             self.lobby.apply(type_, data)
         return True
 
-    async def _notify(self) -> None:
-        async with self._changed:
-            self._changed.notify_all()
+    def _notify(self) -> None:
+        """Wake every watcher waiting now: each waits on the event current when it began,
+        and a fresh one is set up for the next change — no lock to take (a Condition's
+        lock, re-taken when a timed-out wait is cancelled, is one more thing to go wrong)."""
+        changed, self._changed = self._changed, asyncio.Event()
+        changed.set()
 
     async def wait_change(self, seconds: float) -> None:
         """Return after the next change of the lobby, or after `seconds`."""
-        async with self._changed:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._changed.wait(), seconds)
+        changed = self._changed
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(seconds):
+                await changed.wait()
 
     async def decide(
         self,
@@ -155,7 +159,7 @@ class LobbyBook:
                     continue  # nor a "nothing to do"
                 appended = bool(events) and await self._append(events, request_id, metadata)
             if found or appended:
-                await self._notify()
+                self._notify()
             if appended is None:
                 continue  # conflict: decide again on the newer lobby
             return events if appended else []
