@@ -11,6 +11,9 @@ file; their servers' ports are kept apart by `kozyr.infra.free_port`.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import gc
 import shutil
 import tempfile
 import uuid
@@ -19,6 +22,7 @@ from pathlib import Path
 
 import asyncpg
 import pytest
+from nats.aio.client import Client as NatsClient
 
 from kozyr.infra import EmbeddedNats, Infrastructure, libpq_dsn, provision
 
@@ -142,3 +146,21 @@ def nats_factory(tmp_path: Path) -> Iterator[Callable[[], EmbeddedNats]]:
     yield start
     for server in started:
         server.stop()
+
+
+@pytest.fixture(scope="session", autouse=True)
+async def no_nats_client_left_reconnecting() -> AsyncIterator[None]:
+    """At the end of the run, stop any NATS client a test left open on a server that is
+    gone. Its reconnect loop can swallow the cancellation that closing the session's
+    event loop sends it (Python 3.11's wait_for turns a cancel that races a timeout into
+    TimeoutError, which nats-py retries), and the run would hang there until timeout.
+    Allowing it no further reconnect makes it close itself at its next attempt."""
+    yield
+    leftover = [c for c in gc.get_objects() if isinstance(c, NatsClient) and not c.is_closed]
+    for client in leftover:
+        client.options["max_reconnect_attempts"] = 1
+        client.options["allow_reconnect"] = False
+    for client in leftover:
+        with contextlib.suppress(Exception):
+            async with asyncio.timeout(10):
+                await client.close()
