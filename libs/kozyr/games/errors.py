@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from kozyr.games.translations import Lang, Texts, parse_lang, text_param
+from kozyr.games.translations import Lang, Texts, in_language, parse_lang, text_param
 
 
 class GameError(Exception):
@@ -41,7 +41,7 @@ class RuleError(GameError):
 
     def message(self, lang: Lang | str = Lang.EN) -> str:
         lang = lang if isinstance(lang, Lang) else parse_lang(lang)
-        template = self.texts.get(lang) or self.texts[Lang.EN]
+        template = in_language(self.texts, lang)
         return template.format(**{k: text_param(v, lang) for k, v in self.params.items()})
 
 

@@ -25,6 +25,11 @@ Texts = Mapping[Lang, str]
 """One message in every language; `str.format` placeholders filled from error params."""
 
 
+def in_language(texts: Texts, lang: Lang) -> str:
+    """One text in `lang`; English where a catalogue lacks it (English is never missing)."""
+    return texts.get(lang) or texts[Lang.EN]
+
+
 def parse_lang(value: str | None) -> Lang:
     """A language tag like "ro", "it-IT" or "en_GB" → Lang; English when unknown."""
     if value:

@@ -17,7 +17,7 @@ from kozyr.games.cards import CardParseError, parse_card
 from kozyr.games.khozor_teams import texts as khozor_texts
 from kozyr.games.three_five_eight import texts as tfe_texts
 from kozyr.games.three_five_eight.model import Contract
-from kozyr.games.translations import Lang, Texts, card_name
+from kozyr.games.translations import Lang, Texts, card_name, in_language
 
 RED_SUITS = ("H", "D")
 LEVELS = {
@@ -93,7 +93,7 @@ def catalogue_name(catalogue: Mapping[str, Texts], key: str, lang: Lang) -> str:
     """A game's name for `key` (a phase, a turn kind, a signal) in `lang`; the key itself
     when the catalogue has none."""
     texts = catalogue.get(key)
-    return (texts.get(lang) or texts[Lang.EN]) if texts else key
+    return in_language(texts, lang) if texts else key
 
 
 def turn_kind_name(view: views_pb2.TableView, lang: Lang) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Final
 
-from kozyr.games.translations import Lang, Texts
+from kozyr.games.translations import Lang, Texts, in_language
 
 LABELS: Final[Mapping[str, Texts]] = {
     "deal": {Lang.EN: "Deal", Lang.RO: "Mâna", Lang.IT: "Mano"},
@@ -158,6 +158,5 @@ def back_command(table_id: str) -> str:
 
 def label(key: str, lang: Lang, **params: object) -> str:
     """The label `key` in `lang` (English when missing), its placeholders filled."""
-    texts = LABELS[key]
-    text = texts.get(lang) or texts[Lang.EN]
+    text = in_language(LABELS[key], lang)
     return text.format(**params) if params else text

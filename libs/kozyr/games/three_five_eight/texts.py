@@ -13,7 +13,7 @@ from typing import TypeVar
 
 from kozyr.games.errors import COMMON_TEXTS, RuleError, rule_error
 from kozyr.games.three_five_eight.model import Contract, Phase, Role
-from kozyr.games.translations import Lang, Texts
+from kozyr.games.translations import Lang, Texts, in_language
 
 K = TypeVar("K")
 
@@ -134,5 +134,4 @@ TURN_KIND_NAMES: Mapping[str, Texts] = {
 
 def name(catalogue: Mapping[K, Texts], key: K, lang: Lang = Lang.EN) -> str:
     """A player-facing name from one of the catalogues above."""
-    texts = catalogue[key]
-    return texts.get(lang) or texts[Lang.EN]
+    return in_language(catalogue[key], lang)

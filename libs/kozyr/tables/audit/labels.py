@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from kozyr.games.translations import Lang, Texts
+from kozyr.games.translations import Lang, Texts, in_language
 
 LABELS: Mapping[str, Texts] = {
     "title": {
@@ -147,5 +147,5 @@ LABELS: Mapping[str, Texts] = {
 
 def label(key: str, lang: Lang, **params: object) -> str:
     """The label `key` in `lang`, its placeholders filled from `params`."""
-    text = LABELS[key][lang]
+    text = in_language(LABELS[key], lang)
     return text.format(**params) if params else text
