@@ -624,6 +624,8 @@ async def measure(
             with sampled(service.pid, collapsed):
                 result = await play
             hotspots(collapsed)
+            if args.profile_output is not None:
+                args.profile_output.write_text(collapsed.read_text())
     return replace(result, floor=floors[count])
 
 
@@ -677,6 +679,9 @@ def parse_arguments() -> argparse.Namespace:
     )
     parser.add_argument("--no-fsync", action="store_true", help="embedded PostgreSQL only")
     parser.add_argument("--profile", action="store_true", help="py-spy the largest run")
+    parser.add_argument(
+        "--profile-output", type=Path, help="keep --profile's collapsed stacks in this file"
+    )
     return parser.parse_args()
 
 

@@ -1,11 +1,15 @@
 """The gRPC edge: server interceptors for logging/metrics, error mapping and authentication.
 
-Each interceptor wraps every handler (unary or streaming, either direction) in one async
-context manager, `around(method, context)`. `GrpcServer` installs them outermost first:
+Each interceptor is one stage of every call (unary or streaming, either direction),
+`stage(inner, method, request, context)`. `GrpcServer` composes them, outermost first,
+into one `Edge`:
 
+    TracingInterceptor   a server span, child of the caller's (kozyr.runtime.tracing)
     LoggingInterceptor   binds request_id/method, writes one line per call, records metrics
     ErrorInterceptor     KozyrError → its status + ErrorInfo; anything else → INTERNAL
+    Admission, Deadline  load, shutdown and the caller's deadline (kozyr.runtime.limits)
     AuthInterceptor      bearer JWT → Principal (contextvar), role check per method
+    (a service's own)    e.g. the table's store errors → UNAVAILABLE
 
 so an authentication failure is mapped like any other typed error and still logged.
 """
@@ -13,15 +17,15 @@ so an authentication failure is mapped like any other typed error and still logg
 from __future__ import annotations
 
 import asyncio
+import functools
 import inspect
 import re
 import time
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import grpc
 
@@ -70,7 +74,6 @@ _SERVER_FAULTS = frozenset(
 )
 
 Metadata = Sequence[tuple[str, str | bytes]]
-Around = Callable[[str, Any], AbstractAsyncContextManager[None]]
 
 _log = get_logger("kozyr.grpc")
 _REQUEST_ID: ContextVar[str | None] = ContextVar("kozyr_request_id", default=None)
@@ -134,22 +137,66 @@ def service_of(method: str) -> str:
 # --------------------------------------------------------------------------- wrapping
 
 
+Inner = Callable[[Any, Any], Awaitable[Any]]
+"""A call from one stage inwards: (request, context) → the response (a stream's
+handler writes its responses with `context.write` and returns None)."""
+Stage = Callable[[Inner, str, Any, Any], Awaitable[Any]]
+"""One interceptor's part of a call: (inner, method, request, context) → what `inner`
+returns, with whatever it does before, after and around it."""
+
+
 class CallInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
-    """Base: runs every call of every handler inside `self.around(method, context)`."""
+    """Base: one stage of every call, `stage(inner, method, request, context)`.
 
-    refuses_undecodable = False
-    """True for the one interceptor inside whose `around` an unparsable request is refused."""
+    A stage is a plain coroutine with its own try/finally, not a context manager: the
+    edge runs every call through all of them, and context managers (five frames and an
+    object each) were a good part of what a call cost. Installed alone it wraps each
+    handler itself; `GrpcServer` composes all of its stages into one `Edge` instead.
+    """
 
-    def around(self, method: str, context: Any) -> AbstractAsyncContextManager[None]:
+    def stage_for(self, method: str, handler: Any) -> Stage | None:
+        """This interceptor's stage for `method`'s calls, None when it takes no part in
+        them; asked once per method (the handler tells unary from streaming)."""
+        return self.stage
+
+    async def stage(self, inner: Inner, method: str, request: Any, context: Any) -> Any:
         raise NotImplementedError
 
     async def intercept_service(
         self, continuation: Callable[[Any], Awaitable[Any]], details: Any
     ) -> Any:
         handler = await continuation(details)
-        if handler is None:  # unknown method: grpc answers UNIMPLEMENTED itself
+        return None if handler is None else wrap_handler(handler, details.method, (self,))
+
+
+class Edge(grpc.aio.ServerInterceptor):  # type: ignore[misc]
+    """Many interceptors' stages as one interceptor, outermost first, composed once per
+    method rather than on every call.
+
+    grpc.aio asks each interceptor for a handler on every call; seven interceptors made
+    seven new handlers and seven nested wrappers per call. Here a method's handler is
+    built on its first call and kept (methods are few and fixed; an unknown method has
+    no handler and grpc answers UNIMPLEMENTED).
+    """
+
+    def __init__(self, interceptors: Sequence[CallInterceptor]) -> None:
+        self._interceptors = tuple(interceptors)
+        self._handlers: dict[str, tuple[Any, Any]] = {}
+
+    async def intercept_service(
+        self, continuation: Callable[[Any], Awaitable[Any]], details: Any
+    ) -> Any:
+        handler = await continuation(details)
+        if handler is None:
             return None
-        return wrap_handler(handler, details.method, self.around, self.refuses_undecodable)
+        method = details.method
+        known = self._handlers.get(method)
+        if known is None or known[0] is not handler:
+            known = self._handlers[method] = (
+                handler,
+                wrap_handler(handler, method, self._interceptors),
+            )
+        return known[1]
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,8 +204,8 @@ class Undecodable:
     """What a request that does not parse becomes, instead of an exception inside grpc.
 
     grpc.aio turns a deserializer's exception into UNKNOWN ("Unexpected <class
-    DecodeError>"), outside every interceptor; as a value it reaches the handler
-    wrapper, which refuses it with INVALID_ARGUMENT like any other bad input.
+    DecodeError>"), outside every interceptor; as a value it reaches the stages, and the
+    error stage refuses it with INVALID_ARGUMENT like any other bad input.
     """
 
     error: str
@@ -189,77 +236,67 @@ def undecodable_request() -> InvalidArgument:
     )
 
 
-def _check_decoded(request: Any, refuse: bool) -> None:
-    if refuse and isinstance(request, Undecodable):
-        raise undecodable_request()
+def wrap_handler(handler: Any, method: str, interceptors: Sequence[CallInterceptor]) -> Any:
+    """A copy of an RpcMethodHandler whose behaviour runs through the interceptors'
+    stages for `method`, the first outermost.
 
-
-def wrap_handler(handler: Any, method: str, around: Around, refuse: bool = False) -> Any:
-    """A copy of an RpcMethodHandler whose behaviour runs inside `around`.
-
-    With `refuse`, a request that did not parse is refused inside `around`.
-    (Client-streaming requests are not checked: no kozyr service has one.)
+    (Client-streaming requests are not checked for decoding: no kozyr service has one.)
     """
+    call: Inner = _single_response(handler) if not handler.response_streaming else _drained(handler)
+    for interceptor in reversed(interceptors):
+        stage = interceptor.stage_for(method, handler)
+        if stage is not None:
+            call = functools.partial(stage, call, method)
     kwargs = {
         "request_deserializer": _tolerant(handler.request_deserializer),
         "response_serializer": handler.response_serializer,
     }
     if handler.unary_unary:
-        return grpc.unary_unary_rpc_method_handler(
-            _single_response(handler.unary_unary, method, around, refuse), **kwargs
-        )
+        return grpc.unary_unary_rpc_method_handler(call, **kwargs)
     if handler.stream_unary:
-        return grpc.stream_unary_rpc_method_handler(
-            _single_response(handler.stream_unary, method, around, refuse), **kwargs
-        )
+        return grpc.stream_unary_rpc_method_handler(call, **kwargs)
     if handler.unary_stream:
-        return grpc.unary_stream_rpc_method_handler(
-            _many_responses(handler.unary_stream, method, around, refuse), **kwargs
-        )
-    return grpc.stream_stream_rpc_method_handler(
-        _many_responses(handler.stream_stream, method, around, refuse), **kwargs
-    )
+        return grpc.unary_stream_rpc_method_handler(call, **kwargs)
+    return grpc.stream_stream_rpc_method_handler(call, **kwargs)
 
 
-def _single_response(
-    behavior: Callable[..., Any], method: str, around: Around, refuse: bool
-) -> Any:
+def _single_response(handler: Any) -> Inner:
+    behavior = handler.unary_unary or handler.stream_unary
+    if inspect.iscoroutinefunction(behavior):
+        return cast(Inner, behavior)
+
     async def call(request: Any, context: Any) -> Any:
-        async with around(method, context):
-            _check_decoded(request, refuse)
-            result = behavior(request, context)
-            return await result if inspect.isawaitable(result) else result
+        result = behavior(request, context)
+        return await result if inspect.isawaitable(result) else result
 
     return call
 
 
-def _many_responses(behavior: Callable[..., Any], method: str, around: Around, refuse: bool) -> Any:
-    """Every streaming handler becomes one coroutine that writes with `context.write`.
+def _drained(handler: Any) -> Inner:
+    """A streaming handler as one coroutine that writes with `context.write`.
 
     An async-generator handler is drained here, in the call's own task, rather than
     handed to grpc as a generator: when a client cancels a stream, grpc abandons a
     generator and asyncio finalises it later in another task, after the call is freed
-    — `around`'s exit would then touch a freed call (a segfault in grpc core) and
-    reset context variables from a foreign Context. Drained here, cancellation
-    arrives as CancelledError in this task, and the generator is closed before the
-    call ends.
+    — a stage's exit would then touch a freed call (a segfault in grpc core) and reset
+    context variables from a foreign Context. Drained here, cancellation arrives as
+    CancelledError in this task, and the generator is closed before the call ends.
     """
+    behavior = handler.unary_stream or handler.stream_stream
 
     async def write(request: Any, context: Any) -> None:
-        async with around(method, context):
-            _check_decoded(request, refuse)
-            result = behavior(request, context)
-            if inspect.isasyncgen(result):
-                try:
-                    async for response in result:
-                        await context.write(response)
-                finally:
-                    await result.aclose()
-            elif inspect.isawaitable(result):
-                await result  # writes with context.write itself
-            elif result is not None:
-                for response in result:  # a plain generator
+        result = behavior(request, context)
+        if inspect.isasyncgen(result):
+            try:
+                async for response in result:
                     await context.write(response)
+            finally:
+                await result.aclose()
+        elif inspect.isawaitable(result):
+            await result  # writes with context.write itself
+        elif result is not None:
+            for response in result:  # a plain generator
+                await context.write(response)
 
     return write
 
@@ -273,10 +310,8 @@ class LoggingInterceptor(CallInterceptor):
     def __init__(self, *, quiet_methods: Iterable[str] = QUIET_METHODS) -> None:
         self._quiet = frozenset(quiet_methods)
 
-    @asynccontextmanager
-    async def around(self, method: str, context: Any) -> AsyncIterator[None]:
-        metadata = context.invocation_metadata()
-        given = metadata_value(metadata, REQUEST_ID_KEY)
+    async def stage(self, inner: Inner, method: str, request: Any, context: Any) -> Any:
+        given = metadata_value(context.invocation_metadata(), REQUEST_ID_KEY)
         request_id, replaced = call_request_id(given)
         started = time.perf_counter()
         code = grpc.StatusCode.UNKNOWN
@@ -286,8 +321,9 @@ class LoggingInterceptor(CallInterceptor):
                 try:
                     if replaced:
                         await _announce_replaced(context, request_id, len(given or ""))
-                    yield
+                    result = await inner(request, context)
                     code = context.code() or grpc.StatusCode.OK
+                    return result
                 except asyncio.CancelledError:
                     code = grpc.StatusCode.CANCELLED
                     raise
@@ -332,12 +368,11 @@ class ErrorInterceptor(CallInterceptor):
     that did not parse is refused here (INVALID_ARGUMENT, MALFORMED_REQUEST).
     """
 
-    refuses_undecodable = True
-
-    @asynccontextmanager
-    async def around(self, method: str, context: Any) -> AsyncIterator[None]:
+    async def stage(self, inner: Inner, method: str, request: Any, context: Any) -> Any:
         try:
-            yield
+            if isinstance(request, Undecodable):
+                raise undecodable_request()
+            return await inner(request, context)
         except grpc.aio.AbortError:
             raise  # the handler aborted the call itself
         except KozyrError as error:
@@ -402,15 +437,14 @@ class AuthInterceptor(CallInterceptor):
         self._policy = policy
         self._verifier = verifier
 
-    @asynccontextmanager
-    async def around(self, method: str, context: Any) -> AsyncIterator[None]:
-        if self._policy.is_public(method):
-            yield
-            return
+    def stage_for(self, method: str, handler: Any) -> Stage | None:
+        return None if self._policy.is_public(method) else self.stage
+
+    async def stage(self, inner: Inner, method: str, request: Any, context: Any) -> Any:
         principal = self._authenticate(method, context.invocation_metadata())
         bind_log_context(caller=principal.subject, caller_role=principal.role.value)
         with principal_scope(principal):
-            yield
+            return await inner(request, context)
 
     def _authenticate(self, method: str, metadata: Metadata | None) -> Principal:
         assert self._verifier is not None  # guaranteed by __init__ for protected methods

@@ -19,12 +19,11 @@ Python answers what it cannot take with codes that clients retry.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
-from contextlib import asynccontextmanager
+from collections.abc import Callable, Iterable
 from typing import Any, ClassVar
 
 from kozyr.runtime.errors import DeadlineExceeded, ResourceExhausted, Unavailable
-from kozyr.runtime.interceptors import HEALTH_SERVICE, CallInterceptor, service_of, wrap_handler
+from kozyr.runtime.interceptors import HEALTH_SERVICE, CallInterceptor, Inner, Stage, service_of
 
 DEADLINE_MARGIN_SECONDS = 0.05
 """A handler is stopped this long before the caller's deadline, so that the caller gets
@@ -81,8 +80,7 @@ class _Gate:
         self._closing = closing
         self._on_change = on_change
 
-    @asynccontextmanager
-    async def around(self, method: str, context: Any) -> AsyncIterator[None]:
+    async def stage(self, inner: Inner, method: str, request: Any, context: Any) -> Any:
         self.last_arrival = asyncio.get_running_loop().time()
         if self._closing.is_set():
             raise shutting_down()
@@ -91,7 +89,7 @@ class _Gate:
         self.open += 1
         self._on_change()
         try:
-            yield
+            return await inner(request, context)
         finally:
             self.open -= 1
             self._on_change()
@@ -154,15 +152,11 @@ class AdmissionInterceptor(CallInterceptor):
         else:
             self._idle.clear()
 
-    async def intercept_service(
-        self, continuation: Callable[[Any], Awaitable[Any]], details: Any
-    ) -> Any:
-        handler = await continuation(details)
-        if handler is None or service_of(details.method) in self._exempt:
-            return handler
+    def stage_for(self, method: str, handler: Any) -> Stage | None:
+        if service_of(method) in self._exempt:
+            return None
         streaming = handler.request_streaming or handler.response_streaming
-        gate = self._streams if streaming else self._calls
-        return wrap_handler(handler, details.method, gate.around)
+        return (self._streams if streaming else self._calls).stage
 
 
 class DeadlineInterceptor(CallInterceptor):
@@ -178,24 +172,17 @@ class DeadlineInterceptor(CallInterceptor):
     def __init__(self, margin_seconds: float = DEADLINE_MARGIN_SECONDS) -> None:
         self._margin = margin_seconds
 
-    async def intercept_service(
-        self, continuation: Callable[[Any], Awaitable[Any]], details: Any
-    ) -> Any:
-        handler = await continuation(details)
-        if handler is None or handler.response_streaming:
-            return handler
-        return wrap_handler(handler, details.method, self.around)
+    def stage_for(self, method: str, handler: Any) -> Stage | None:
+        return None if handler.response_streaming else self.stage
 
-    @asynccontextmanager
-    async def around(self, method: str, context: Any) -> AsyncIterator[None]:
+    async def stage(self, inner: Inner, method: str, request: Any, context: Any) -> Any:
         remaining = context.time_remaining()
         if remaining is None:
-            yield
-            return
+            return await inner(request, context)
         scope = asyncio.timeout(max(0.0, remaining - self._margin))
         try:
             async with scope:
-                yield
+                return await inner(request, context)
         except TimeoutError:
             if scope.expired():
                 raise deadline_exceeded() from None

@@ -70,6 +70,7 @@ def configure_logging(
     shared = _shared_processors(service)
     structlog.configure(
         processors=[
+            structlog.stdlib.filter_by_level,  # first: a line below the level costs nothing more
             *shared,
             structlog.stdlib.PositionalArgumentsFormatter(),
             structlog.processors.StackInfoRenderer(),

@@ -8,8 +8,10 @@ define their own metrics the same way, with the `kozyr_` prefix.
 
 from __future__ import annotations
 
+import functools
 import threading
 from dataclasses import dataclass
+from typing import Any
 from wsgiref.simple_server import WSGIServer
 
 import grpc
@@ -39,9 +41,20 @@ def split_method(full_method: str) -> tuple[str, str]:
 
 def observe_call(full_method: str, code: grpc.StatusCode, seconds: float) -> None:
     """Record one finished call."""
+    handled, handling = _series(full_method, code)
+    handled.inc()
+    handling.observe(seconds)
+
+
+@functools.cache
+def _series(full_method: str, code: grpc.StatusCode) -> tuple[Any, Any]:
+    """The labelled series of a method and code, looked up once (`labels()` validates
+    and locks on every call; methods and codes are few and fixed)."""
     service, method = split_method(full_method)
-    GRPC_HANDLED.labels(service, method, code.name).inc()
-    GRPC_HANDLING_SECONDS.labels(service, method).observe(seconds)
+    return (
+        GRPC_HANDLED.labels(service, method, code.name),
+        GRPC_HANDLING_SECONDS.labels(service, method),
+    )
 
 
 @dataclass

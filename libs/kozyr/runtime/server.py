@@ -45,6 +45,8 @@ from kozyr.runtime.interceptors import (
     QUIET_METHODS,
     AuthInterceptor,
     AuthPolicy,
+    CallInterceptor,
+    Edge,
     ErrorInterceptor,
     LoggingInterceptor,
 )
@@ -96,7 +98,7 @@ class GrpcServer:
         *,
         auth: AuthPolicy | None = None,
         verifier: TokenVerifier | None = None,
-        interceptors: Sequence[Any] = (),
+        interceptors: Sequence[CallInterceptor] = (),
         options: Sequence[tuple[str, Any]] = (),
         quiet_methods: Iterable[str] = QUIET_METHODS,
     ) -> None:
@@ -113,7 +115,7 @@ class GrpcServer:
             closing=self.shutting_down,
         )
         configure_tracing(settings.service_name, settings.otlp_endpoint)
-        self._interceptors = [
+        self._interceptors: list[CallInterceptor] = [
             TracingInterceptor(),
             LoggingInterceptor(quiet_methods=quiet_methods),
             ErrorInterceptor(),
@@ -150,7 +152,7 @@ class GrpcServer:
         """Bind, start serving and mark every service SERVING; returns the bound port."""
         if self._server is not None:
             raise RuntimeError("server already started")
-        server = grpc.aio.server(interceptors=self._interceptors, options=self._options)
+        server = grpc.aio.server(interceptors=[Edge(self._interceptors)], options=self._options)
         for spec in self.services:
             spec.register(server)
         health_pb2_grpc.add_HealthServicer_to_server(self.health, server)

@@ -13,8 +13,7 @@ children of it (tests/integration/runtime/test_runtime_tracing.py).
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 import grpc
@@ -24,7 +23,7 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
-from kozyr.runtime.interceptors import CallInterceptor
+from kozyr.runtime.interceptors import CallInterceptor, Inner
 
 _provider: trace.TracerProvider | None = None
 """The provider kozyr's spans come from: the configured one, else OpenTelemetry's global."""
@@ -88,6 +87,20 @@ def continued_from(
 # --------------------------------------------------------------------------- gRPC
 
 
+def _recording() -> bool:
+    """Whether spans are recorded (exported) at all: a provider was configured here or
+    installed as OpenTelemetry's global one."""
+    return _provider is not None or not isinstance(
+        trace.get_tracer_provider(), trace.ProxyTracerProvider
+    )
+
+
+def _carries_context(metadata: Sequence[tuple[str, Any]] | None) -> bool:
+    """Whether a call's metadata holds a trace context (or baggage) to pass on."""
+    fields = propagate.get_global_textmap().fields
+    return any(key in fields for key, _ in metadata or ())
+
+
 def _carrier(metadata: Sequence[tuple[str, Any]] | None) -> dict[str, str]:
     return {k: v for k, v in metadata or () if isinstance(v, str)}
 
@@ -95,14 +108,16 @@ def _carrier(metadata: Sequence[tuple[str, Any]] | None) -> dict[str, str]:
 class TracingInterceptor(CallInterceptor):
     """A server span per call, child of the caller's trace context (if it sent one)."""
 
-    @asynccontextmanager
-    async def around(self, method: str, context: Any) -> AsyncIterator[None]:
-        parent = propagate.extract(_carrier(context.invocation_metadata()))
+    async def stage(self, inner: Inner, method: str, request: Any, context: Any) -> Any:
+        metadata = context.invocation_metadata()
+        if not _recording() and not _carries_context(metadata):
+            return await inner(request, context)  # no span to record, no trace to pass on
+        parent = propagate.extract(_carrier(metadata))
         with tracer().start_as_current_span(
             method.lstrip("/"), context=parent, kind=SpanKind.SERVER
         ) as current:
             try:
-                yield
+                return await inner(request, context)
             finally:
                 code = context.code()
                 if code not in (None, grpc.StatusCode.OK):

@@ -9,23 +9,20 @@ error mapper.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from typing import Any
 
 from kozyr.eventstore import SchemaNotMigrated, StoreUnavailable
 from kozyr.runtime.errors import Unavailable
-from kozyr.runtime.interceptors import CallInterceptor
+from kozyr.runtime.interceptors import CallInterceptor, Inner
 
 
 class StoreErrorInterceptor(CallInterceptor):
     """Turns `StoreUnavailable` and `SchemaNotMigrated` into the runtime's `Unavailable`
     (UNAVAILABLE, reasons STORE_UNAVAILABLE and SCHEMA_NOT_MIGRATED)."""
 
-    @asynccontextmanager
-    async def around(self, method: str, context: Any) -> AsyncIterator[None]:
+    async def stage(self, inner: Inner, method: str, request: Any, context: Any) -> Any:
         try:
-            yield
+            return await inner(request, context)
         except StoreUnavailable:
             raise Unavailable(
                 "STORE_UNAVAILABLE",

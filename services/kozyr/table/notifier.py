@@ -34,8 +34,12 @@ class TableWatch:
     def hear(self, version: int) -> None:
         if version > self.heard:
             self.heard = version
-            changed, self._changed = self._changed, asyncio.Event()
-            changed.set()
+            self.wake()
+
+    def wake(self) -> None:
+        """Wake every watcher waiting on the current signal."""
+        changed, self._changed = self._changed, asyncio.Event()
+        changed.set()
 
 
 class TableNotifier:
@@ -63,6 +67,11 @@ class TableNotifier:
         watch = self._watched.get(table_id)
         if watch is not None:
             watch.hear(version)
+
+    def wake_all(self) -> None:
+        """Wake every watcher of every table (the server is stopping: they look and end)."""
+        for watch in self._watched.values():
+            watch.wake()
 
     def watched(self) -> list[str]:
         """The ids of every table with a watcher in this process."""

@@ -105,6 +105,7 @@ class TableService:
         port = await self.server.start()
         await self.schema.hold_until_migrated(migrated)
         self.server.add_shutdown_hook(self.schema.stop, before_stop=True)
+        self.server.add_shutdown_hook(self.servicer.stop_watches, before_stop=True)
         return port
 
     async def stop(self, grace: float | None = None) -> None:

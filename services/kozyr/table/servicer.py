@@ -177,6 +177,11 @@ class TableServicer(pb_grpc.TableServiceServicer):
             table_id=outcome.table.table_id, version=outcome.table.version
         )
 
+    async def stop_watches(self) -> None:
+        """End every WatchTable stream (at shutdown): each sees `shutting_down` and returns."""
+        self.shutting_down.set()
+        self.app.notifier.wake_all()
+
     async def GetTable(
         self, request: pb.GetTableRequest, context: grpc.aio.ServicerContext
     ) -> pb.GetTableResponse:
@@ -209,7 +214,8 @@ class TableServicer(pb_grpc.TableServiceServicer):
                             sent = content
                         last = table.version
                         continue
-                await _first_of(changed, self.shutting_down)
+                await changed.wait()  # also set by `stop_watches` (the watch poller is
+                # the safety net that turns a lost notification into a late one)
 
     def _resume(self, table: Table, seat: int | None, seen: int) -> tuple[int, bytes]:
         """Where a watch that has seen `seat`'s version `seen` stands: the log version
@@ -407,14 +413,3 @@ def _content(view: views_pb2.TableView) -> bytes:
     copy.CopyFrom(view)
     copy.version = 0
     return copy.SerializeToString(deterministic=True)
-
-
-async def _first_of(changed: asyncio.Event, stopping: asyncio.Event) -> None:
-    """Wait until the table changes or the server stops (the watch poller is the
-    safety net that turns a lost notification into a late one)."""
-    waiters = {asyncio.ensure_future(changed.wait()), asyncio.ensure_future(stopping.wait())}
-    try:
-        await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        for waiter in waiters:
-            waiter.cancel()

@@ -30,7 +30,7 @@ from kozyr.runtime.errors import (
     error_reason,
     from_rpc_error,
 )
-from kozyr.runtime.interceptors import AuthPolicy, call_metadata
+from kozyr.runtime.interceptors import AuthPolicy, CallInterceptor, Inner, Stage, call_metadata
 from kozyr.runtime.logging import configure_logging
 from kozyr.runtime.reflection import add_v1_descriptor
 from kozyr.runtime.server import GrpcServer, ServiceSpec
@@ -478,3 +478,41 @@ async def test_metrics_count_calls_by_method_and_code(
         f'grpc_service="{ECHO_SERVICE}"}}'
     )
     assert expected in body
+
+
+# --------------------------------------------------------------------------- the edge
+
+
+class Recording(CallInterceptor):
+    """A service's own stage: notes which methods it was asked about and which calls it
+    saw, with the principal the auth stage (outside it) had already established."""
+
+    def __init__(self) -> None:
+        self.asked: list[str] = []
+        self.seen: list[tuple[str, str]] = []
+
+    def stage_for(self, method: str, handler: Any) -> Stage | None:
+        self.asked.append(method)
+        return self.stage
+
+    async def stage(self, inner: Inner, method: str, request: Any, context: Any) -> Any:
+        self.seen.append((method.rpartition("/")[2], current_principal().subject))
+        return await inner(request, context)
+
+
+async def test_the_edge_composes_each_method_once_with_a_services_stage_innermost() -> None:
+    recording = Recording()
+    server = GrpcServer(echo_settings(), [ECHO_SPEC], auth=ECHO_POLICY, interceptors=[recording])
+    await server.start()
+    try:
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{server.port}") as chan:
+            for _ in range(3):
+                assert (await call(chan, "Echo", "7H")).code == "7H"
+            assert (await call(chan, "Whoami")).code == "p-17:player"
+            refused = await failed_call(chan, "Echo", metadata=())
+            assert refused.code() == grpc.StatusCode.UNAUTHENTICATED
+    finally:
+        await server.stop(grace=0)
+    assert recording.asked == [method("Echo"), method("Whoami")]
+    # Inside auth: the refused call never reached it, the others carried their caller.
+    assert recording.seen == [("Echo", "p-17")] * 3 + [("Whoami", "p-17")]

@@ -20,7 +20,11 @@ from kozyr.runtime.errors import error_details
 from kozyr.runtime.interceptors import REQUEST_ID_KEY, call_metadata
 from kozyr.table.service import SERVICE_NAME, TableService
 from kozyr.tables.repository import stream_of
-from tests.integration.table.conftest import RunningTableService, table_settings
+from tests.integration.table.conftest import (
+    RunningTableService,
+    running_table_service,
+    table_settings,
+)
 from tests.support.tables import token
 
 pytestmark = pytest.mark.integration
@@ -167,3 +171,31 @@ async def test_a_nearly_16_kib_x_request_id_never_reaches_the_events(
     used = headers[REQUEST_ID_KEY]
     assert len(used) <= 128
     assert await _correlation_ids(table_service, reply.table_id) == {used}
+
+
+async def test_a_stopping_service_ends_every_watch_stream_with_ok(
+    database_url: str, nats_url: str, subject_root: str
+) -> None:
+    """Watchers wait on their table's wake-up only; stopping wakes them all, and each
+    stream ends cleanly (OK after its view), not cancelled when the grace runs out."""
+    async with (
+        running_table_service(
+            database_url, nats_url, subject_root, shutdown_grace_seconds=30
+        ) as running,
+        grpc.aio.insecure_channel(running.target) as channel,
+    ):
+        stub = pb_grpc.TableServiceStub(channel)
+        created = await stub.CreateTable(_new_table_request(), metadata=_matchmaker())
+        watches = [
+            stub.WatchTable(
+                pb.WatchTableRequest(table_id=created.table_id),
+                metadata=call_metadata(token=token(player)),
+            )
+            for player in PLAYERS
+        ]
+        for watch in watches:
+            assert (await watch.read()).view.version == created.version
+        await running.service.stop()  # a watch still open when the grace ends is CANCELLED
+        for watch in watches:
+            assert await watch.read() is grpc.aio.EOF
+            assert await watch.code() == grpc.StatusCode.OK
