@@ -161,11 +161,12 @@ def prepare_databases(infra: Infrastructure) -> Databases:
 
 
 def service_env(
-    infra: Infrastructure, database_url: str, jwt_key: str, services: list[ServiceProcess]
+    infra: Infrastructure, jwt_key: str, services: list[ServiceProcess]
 ) -> dict[str, str]:
-    env = dict(os.environ)
+    """What every service of the stack gets (a database URL is only for the service that
+    owns the database: `ServiceProcess.extra_env`)."""
+    env = {k: v for k, v in os.environ.items() if k != "KOZYR_DATABASE_URL"}
     env.update(
-        KOZYR_DATABASE_URL=database_url,
         KOZYR_NATS_URL=infra.nats_url,
         KOZYR_JWT_KEY=jwt_key,
         KOZYR_JWT_ALGORITHM=os.environ.get("KOZYR_JWT_ALGORITHM", "HS256"),
@@ -260,15 +261,16 @@ def main() -> int:
     with provision(data_dir, durable=True, nats_config=nats_config) as infra:
         databases = prepare_databases(infra)
         jwt_key = dev_jwt_key(data_dir)
-        for svc in services:
-            if svc.name == "matchmaking":  # its own database; the others the table's
-                svc.extra_env["KOZYR_DATABASE_URL"] = databases.matchmaking
+        owned = {"table": databases.table, "matchmaking": databases.matchmaking}
+        for svc in services:  # bots and clock keep no data: no database URL at all
+            if svc.name in owned:
+                svc.extra_env["KOZYR_DATABASE_URL"] = owned[svc.name]
         if infra.nats is not None:  # our embedded server: each service as its own user
             for svc in services:
                 svc.extra_env["KOZYR_NATS_URL"] = nats_url_for(
                     infra.nats_url, svc.name, passwords[svc.name]
                 )
-        supervisor = Supervisor(services, service_env(infra, databases.table, jwt_key, services))
+        supervisor = Supervisor(services, service_env(infra, jwt_key, services))
 
         def request_stop(signum: int, _frame: object) -> None:
             supervisor.stopping.set()

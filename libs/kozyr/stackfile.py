@@ -67,15 +67,21 @@ def announce(
     data_dir: Path, env: Mapping[str, str], services: Mapping[str, Mapping[str, str]]
 ) -> Path:
     """Write the file of the stack this process runs: `env` is what every service gets,
-    `services` each service's own additions (its database, its NATS user)."""
+    `services` each service's own additions (its database, if it keeps one; its NATS
+    user). The tools' database is the table service's: its event log."""
+    databases = {
+        name: own["KOZYR_DATABASE_URL"]
+        for name, own in services.items()
+        if "KOZYR_DATABASE_URL" in own
+    }
     stack = Stack(
         pid=os.getpid(),
-        database_url=env["KOZYR_DATABASE_URL"],
+        database_url=databases["table"],
         nats_url=env["KOZYR_NATS_URL"],
         jwt_key=env["KOZYR_JWT_KEY"],
         jwt_algorithm=env.get("KOZYR_JWT_ALGORITHM", "HS256"),
         targets={name: env[f"KOZYR_{name.upper()}_TARGET"] for name in services},
-        databases={name: {**env, **own}["KOZYR_DATABASE_URL"] for name, own in services.items()},
+        databases=databases,
     )
     return stack.write(data_dir)
 

@@ -15,6 +15,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import psutil
 import pytest
 
 from kozyr.api.common.v1 import games_pb2
@@ -120,6 +121,17 @@ def test_kozyr_commands_find_make_run_from_a_sub_folder(dev_stack: DevStack) -> 
     ready = next(line for line in log.splitlines() if "table service ready" in line)
     assert written["database_url"] in banner
     assert written["database_url"] in ready, "the banner and the log name one database"
+    # Only the services that keep data have a database; bots and clock not even a URL.
+    assert set(written["databases"]) == {"table", "matchmaking"}
+    assert written["databases"]["table"] == written["database_url"]
+    keeping_nothing = [
+        child
+        for child in psutil.Process(dev_stack.process.pid).children(recursive=True)
+        if child.cmdline()[-2:] in (["-m", "kozyr.bots"], ["-m", "kozyr.clock"])
+    ]
+    assert len(keeping_nothing) == 2, "the bots and clock processes"
+    for child in keeping_nothing:
+        assert "KOZYR_DATABASE_URL" not in child.environ(), child.cmdline()
 
     minted = dev_stack.kozyr("token", "matchmaker", "--role", "service", cwd=sub)
     assert minted.returncode == 0, minted.stderr
