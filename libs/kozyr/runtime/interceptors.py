@@ -145,13 +145,13 @@ Stage = Callable[[Inner, str, Any, Any], Awaitable[Any]]
 returns, with whatever it does before, after and around it."""
 
 
-class CallInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
+class CallInterceptor:
     """Base: one stage of every call, `stage(inner, method, request, context)`.
 
     A stage is a plain coroutine with its own try/finally, not a context manager: the
     edge runs every call through all of them, and context managers (five frames and an
-    object each) were a good part of what a call cost. Installed alone it wraps each
-    handler itself; `GrpcServer` composes all of its stages into one `Edge` instead.
+    object each) were a good part of what a call cost. `GrpcServer` composes the stages
+    of all its interceptors into one grpc interceptor, `Edge`.
     """
 
     def stage_for(self, method: str, handler: Any) -> Stage | None:
@@ -161,12 +161,6 @@ class CallInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
 
     async def stage(self, inner: Inner, method: str, request: Any, context: Any) -> Any:
         raise NotImplementedError
-
-    async def intercept_service(
-        self, continuation: Callable[[Any], Awaitable[Any]], details: Any
-    ) -> Any:
-        handler = await continuation(details)
-        return None if handler is None else wrap_handler(handler, details.method, (self,))
 
 
 class Edge(grpc.aio.ServerInterceptor):  # type: ignore[misc]
