@@ -7,10 +7,11 @@ routing facts so that a consumer can skip an event without parsing its body.
 
 from __future__ import annotations
 
-import json
 from datetime import datetime
 from typing import Any, TypeVar
 from uuid import UUID
+
+import orjson
 
 from kozyr.eventstore.hashing import format_timestamp
 from kozyr.eventstore.model import OutboxEntry, RecordedEvent
@@ -30,7 +31,11 @@ class MalformedEventMessage(ValueError):
 
 
 def encode_event(event: RecordedEvent) -> bytes:
-    """The JSON body: every field of the event; `recorded_at` in the canonical text form."""
+    """The JSON body: every field of the event; `recorded_at` in the canonical text form.
+
+    Compact UTF-8 JSON (orjson: the same bytes as `json.dumps(ensure_ascii=False,
+    separators=(",", ":"))` for the store's value domain, in a fraction of the time).
+    """
     body = {
         "event_id": str(event.event_id),
         "stream": event.stream,
@@ -43,7 +48,7 @@ def encode_event(event: RecordedEvent) -> bytes:
         "recorded_at": format_timestamp(event.recorded_at),
         "hash": event.hash,
     }
-    return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    return orjson.dumps(body)
 
 
 def event_headers(event: RecordedEvent) -> dict[str, str]:
@@ -78,7 +83,7 @@ def entry_headers(entry: OutboxEntry) -> dict[str, str]:
 def decode_event(payload: bytes) -> RecordedEvent:
     """The inverse of `encode_event` (raises `MalformedEventMessage`)."""
     try:
-        body: dict[str, Any] = json.loads(payload)
+        body: dict[str, Any] = orjson.loads(payload)
         return RecordedEvent(
             event_id=UUID(body["event_id"]),
             stream=_typed(body, "stream", str),

@@ -8,7 +8,6 @@ what makes `InMemoryEventStore` behave like `PostgresEventStore`.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -33,6 +32,7 @@ from kozyr.eventstore.model import (
     RecordedEvent,
     check_stream,
 )
+from kozyr.eventstore.rows import decode_json
 
 MAX_REQUEST_ID_LENGTH = 200
 MAX_EVENTS_PER_APPEND = 10_000
@@ -140,7 +140,7 @@ def plan_append(
         expected_version=expected_version,
         request_id=request_id,
         fingerprint=fingerprint,
-        metadata=json.loads(metadata_json),
+        metadata=decode_json(metadata_json),
         recorded_at=recorded_at,
         events=planned,
         messages=tuple(
@@ -196,7 +196,7 @@ def _plan_event(shared: _Shared, position: int, event: NewEvent, event_id: UUID)
         position=position,
         type=event.type,
         schema_version=event.schema_version,
-        data=json.loads(data_json),
+        data=decode_json(data_json),
         canonical=canonical,
         data_json=data_json,
     )

@@ -12,17 +12,21 @@ tests compare events read back with events built by `__init__`, field by field.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import fields
 from datetime import datetime
 from typing import Any
 from uuid import UUID
 
+import orjson
+
 from kozyr.eventstore.model import OutboxEntry, QueuedMessage, RecordedEvent
 
-_decode_json: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
-"""The C scanner behind json.loads minus its Python wrapper (jsonb text has no padding)."""
+decode_json: Callable[[str | bytes], Any] = orjson.loads
+"""One jsonb value read as text. orjson parses the values of this store's domain (objects,
+arrays, strings, integers within ±2**53, booleans, null: `hashing.check_json`) into the
+same Python values as `json.loads`, in about half the time of its C scanner: a third of
+a replay's decoding was this parse."""
 
 _SLOT_SETTERS: dict[str, Callable[[RecordedEvent, Any], None]] = {
     field.name: RecordedEvent.__dict__[field.name].__set__ for field in fields(RecordedEvent)
@@ -68,11 +72,6 @@ def _new_recorded_event(
     return event
 
 
-def decode_json(text: str) -> Any:
-    """One jsonb value read as text (no padding around it, so the bare scanner does)."""
-    return _decode_json(text, 0)[0]
-
-
 def events_from_rows(rows: Sequence[Sequence[Any]]) -> list[RecordedEvent]:
     """Rows starting with `statements.EVENT_COLUMNS` → events, in row order.
 
@@ -85,7 +84,7 @@ def events_from_rows(rows: Sequence[Sequence[Any]]) -> list[RecordedEvent]:
     for row in rows:
         if row[7] != metadata_text:
             metadata_text = row[7]
-            metadata = _decode_json(metadata_text, 0)[0]
+            metadata = decode_json(metadata_text)
         events.append(
             _new_recorded_event(
                 row[1],
@@ -94,7 +93,7 @@ def events_from_rows(rows: Sequence[Sequence[Any]]) -> list[RecordedEvent]:
                 row[0],
                 row[4],
                 row[5],
-                _decode_json(row[6], 0)[0],
+                decode_json(row[6]),
                 metadata.copy(),
                 row[8],
                 row[9].hex(),
