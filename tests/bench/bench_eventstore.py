@@ -14,7 +14,8 @@ Measured, best of --rounds rounds (the machine is shared: best-of is the least n
   PostgresAggregateRecorder (per-aggregate rows only, no global order: a lower bound);
 * the floor: a bare one-row INSERT + COMMIT loop on asyncpg;
 * events replayed/s from a 1,000-event stream (ours, eventsourcing, raw asyncpg fetch);
-* relay latency, append → message on NATS, woken by NOTIFY vs by polling.
+* relay latency, append → message on NATS: the relay woken in its own process, woken
+  by another process's standby relay (NOTIFY), or polling.
 
 Figures are printed, never asserted (DESIGN.md §9).
 """
@@ -237,15 +238,24 @@ async def _best_rate(read: Callable[[], Awaitable[int]], repeats: int) -> float:
 # -- relay latency ------------------------------------------------------------------------
 
 
+WAKE_UPS = {
+    "in-process: the leader's own store wakes it (poll 1 s)": ("leader", 1.0),
+    "across processes: the appender's standby relay NOTIFYs (poll 1 s)": ("standby", 1.0),
+    "no relay in the appender's process: polling every 50 ms": ("none", 0.05),
+}
+"""How the leading relay learns of an append → (who appends, the leader's poll interval)."""
+
+
 async def relay_latency(
-    url: str, nats_url: str, *, notify: bool, idle_interval: float, samples: int
+    url: str, nats_url: str, *, appender: str, idle_interval: float, samples: int
 ) -> list[float]:
+    """Append → message on NATS, one event at a time. `appender`: "leader" appends
+    through the leading relay's store; "standby" through a second store (another
+    process) whose relay stands by; "none" through a second store with no relay."""
     root = f"bench{uuid.uuid4().hex[:8]}"
     admin = await asyncpg.connect(asyncpg_dsn(url))
     await admin.execute("DELETE FROM outbox")  # the throughput runs' events: not for NATS
-    await admin.execute(
-        f"ALTER TABLE outbox {'ENABLE' if notify else 'DISABLE'} TRIGGER outbox_notify"
-    )
+    await admin.close()
     client = await nats.connect(nats_url)
     arrivals: dict[str, float] = {}
     arrived = asyncio.Event()
@@ -256,24 +266,42 @@ async def relay_latency(
 
     await client.subscribe(f"{root}.table.>", cb=on_message)
     latencies: list[float] = []
-    async with PostgresEventStore(url) as store:
-        relay = OutboxRelay(
-            store,
-            nats_url,
-            categories=TABLE_CATEGORIES,
-            subject_root=root,
-            idle_interval=idle_interval,
-        )
-        task = asyncio.create_task(relay.run())
+    async with PostgresEventStore(url) as store, PostgresEventStore(url) as elsewhere:
+        relays = [
+            OutboxRelay(
+                store,
+                nats_url,
+                categories=TABLE_CATEGORIES,
+                subject_root=root,
+                idle_interval=idle_interval,
+            )
+        ]
+        tasks = [asyncio.create_task(relays[0].run())]
         for _ in range(3000):  # until the relay leads (at most ~30 s)
-            if relay.stats.leader:
+            if relays[0].stats.leader:
                 break
             await asyncio.sleep(0.01)
+        if appender == "standby":
+            relays.append(
+                OutboxRelay(
+                    elsewhere,
+                    nats_url,
+                    categories=TABLE_CATEGORIES,
+                    subject_root=root,
+                    idle_interval=600,
+                )
+            )
+            tasks.append(asyncio.create_task(relays[1].run()))
+            for _ in range(3000):  # until it stands by (at most ~30 s)
+                if relays[1].stats.sessions:
+                    break
+                await asyncio.sleep(0.01)
+        appending = store if appender == "leader" else elsewhere
         stream = f"table-{uuid.uuid4().hex}"
         for index in range(samples):
             arrived.clear()
             started = time.perf_counter()
-            result = await store.append(
+            result = await appending.append(
                 stream, index, [NewEvent("CardPlayed", payload(index, 0))], request_id=f"r{index}"
             )
             event_id = str(result.events[0].event_id)
@@ -282,11 +310,10 @@ async def relay_latency(
                 arrived.clear()
             latencies.append(arrivals[event_id] - started)
             await asyncio.sleep(0.02)
-        relay.stop()
-        await task
+        for relay in relays:
+            relay.stop()
+        await asyncio.gather(*tasks)
     await client.close()
-    await admin.execute("ALTER TABLE outbox ENABLE TRIGGER outbox_notify")
-    await admin.close()
     return latencies
 
 
@@ -351,12 +378,10 @@ async def run_all(url: str, nats_url: str, args: argparse.Namespace) -> None:
     if "relay" in parts:
         report_latencies(
             {
-                "NOTIFY wakes the relay (poll 1 s)": await relay_latency(
-                    url, nats_url, notify=True, idle_interval=1.0, samples=args.samples
-                ),
-                "polling only, every 50 ms": await relay_latency(
-                    url, nats_url, notify=False, idle_interval=0.05, samples=args.samples
-                ),
+                name: await relay_latency(
+                    url, nats_url, appender=appender, idle_interval=poll, samples=args.samples
+                )
+                for name, (appender, poll) in WAKE_UPS.items()
             }
         )
     print(f"\nload average after: {os.getloadavg()[0]:.2f} (2 cores, shared)")
@@ -431,7 +456,7 @@ def report_latencies(latencies: dict[str, list[float]]) -> None:
     for name, values in latencies.items():
         ordered = sorted(values)
         p95 = ordered[int(0.95 * (len(ordered) - 1))]
-        print(f"  {name:40} p50 {statistics.median(values) * 1000:7.1f}   p95 {p95 * 1000:7.1f}")
+        print(f"  {name:68} p50 {statistics.median(values) * 1000:7.1f}   p95 {p95 * 1000:7.1f}")
 
 
 def parse_arguments() -> argparse.Namespace:

@@ -21,8 +21,12 @@ Guarantees (details and failure cases in docs/eventstore.md, "Relay"):
   dropped by the server.
 - Entries are events and the messages queued with them (the public table events):
   both are published in outbox order, messages with `Nats-Msg-Id` = their message id.
-- Wakes on NOTIFY from the outbox trigger, and polls every `idle_interval` anyway
-  (a notification sent while the relay was reconnecting is not lost work, only late).
+- Wakes when the store says something was queued: the store calls every reader of its
+  own process after each append, and a relay that does not lead passes that on to the
+  leader (`OutboxReader.wake_leader`: a NOTIFY outside any append, once for however many
+  appends it heard meanwhile). It polls every `idle_interval` anyway (a wake-up lost
+  while the relay was reconnecting, or an append by a process without a relay, is not
+  lost work, only late).
 - Survives PostgreSQL and NATS outages: every failure ends the current session and a
   new one starts after an exponential backoff; `stop()` ends `run()` gracefully.
 """
@@ -30,7 +34,6 @@ Guarantees (details and failure cases in docs/eventstore.md, "Relay"):
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -185,11 +188,15 @@ class OutboxRelay:
         if not session.cancelled():
             session.result()
 
-    async def _pause(self, seconds: float) -> None:
-        """Sleep, but wake up early for `stop()` (or a NOTIFY when idle)."""
-        with contextlib.suppress(TimeoutError):
+    async def _pause(self, seconds: float) -> bool:
+        """Sleep, but wake up early for `stop()` or queued entries; True when woken."""
+        try:
             await asyncio.wait_for(self._wake.wait(), timeout=seconds)
-        self._wake.clear()
+        except TimeoutError:
+            return False
+        finally:
+            self._wake.clear()
+        return True
 
     # -- one session: one database connection, leadership, batches --------------------
 
@@ -218,7 +225,8 @@ class OutboxRelay:
         while not await reader.lead():
             if self._stopping.is_set():
                 return
-            await self._pause(self._idle_interval)
+            if await self._pause(self._idle_interval) and not self._stopping.is_set():
+                await reader.wake_leader()  # this process queued entries; another leads
         self.stats.leader = True
         log.info("outbox relay is the leader")
         while not self._stopping.is_set():

@@ -231,11 +231,11 @@ class _MemoryOutboxReader:
         self._key = lock_key
         self._on_queued = on_queued
         self._leading = False
+        store._listeners.append(on_queued)
 
     async def lead(self) -> bool:
         if not self._leading and self._key not in self._store._leaders:
             self._store._leaders.add(self._key)
-            self._store._listeners.append(self._on_queued)
             self._leading = True
         return self._leading
 
@@ -248,10 +248,13 @@ class _MemoryOutboxReader:
         gone = set(ids)
         self._store._outbox = [row for row in self._store._outbox if row[0].id not in gone]
 
+    async def wake_leader(self) -> None:
+        """Nothing to do: every reader of this store hears its appends directly."""
+
     def close(self) -> None:
+        self._store._listeners.remove(self._on_queued)
         if self._leading:
             self._store._leaders.discard(self._key)
-            self._store._listeners.remove(self._on_queued)
             self._leading = False
 
     def _check_leading(self) -> None:

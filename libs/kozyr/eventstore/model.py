@@ -230,6 +230,11 @@ class OutboxReader(Protocol):
         """Forget published entries (call only after the publication was acknowledged)."""
         ...
 
+    async def wake_leader(self) -> None:
+        """Tell the leading reader, wherever it runs, that entries were queued (a reader
+        that does not lead calls this when its own process appended)."""
+        ...
+
 
 class EventStore(Protocol):
     """The contract shared by `PostgresEventStore` and `InMemoryEventStore`."""
@@ -272,7 +277,8 @@ class EventStore(Protocol):
         self, *, lock_key: int, on_queued: Callable[[], None], name: str = "kozyr-outbox"
     ) -> AbstractAsyncContextManager[OutboxReader]:
         """Open a reader of the outbox; `on_queued` is called (from the store's own task)
-        whenever an append may have queued something, once the reader leads."""
+        after every append of this store that queued something, and, once the reader
+        leads, whenever another process wakes the leader (`OutboxReader.wake_leader`)."""
         ...
 
     async def outbox_backlog(self) -> OutboxBacklog: ...

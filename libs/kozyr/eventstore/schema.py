@@ -36,7 +36,8 @@ from sqlalchemy.dialects.postgresql import JSONB
 metadata = MetaData()
 
 OUTBOX_CHANNEL = "kozyr_outbox"
-"""LISTEN/NOTIFY channel signalled (by a trigger) whenever outbox rows are inserted."""
+"""LISTEN/NOTIFY channel on which the leading outbox reader hears that another process
+queued outbox rows (`OutboxReader.wake_leader`; appends themselves never notify)."""
 
 ALEMBIC_VERSION_TABLE = "eventstore_alembic_version"
 """Our own Alembic version table, so other components can run their own migrations."""

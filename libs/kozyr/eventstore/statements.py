@@ -11,7 +11,7 @@ version check matches no row nothing else is written either:
     batch     the events, decoded from one jsonb parameter
     appended  insert them at the next positions (UNIQUE (stream, position) backstop)
     queued    the same events into the outbox, then the append's messages, in that
-              order (a trigger NOTIFYs the relay)
+              order (nothing NOTIFYs: the store wakes the relay after the commit)
 
 Under READ COMMITTED, a concurrent writer blocked on the streams row re-checks
 `version = $expected` against the committed row and matches nothing.
@@ -123,6 +123,10 @@ OUTBOX_REMOVE: Final = "DELETE FROM outbox WHERE id = ANY($1::bigint[])"
 OUTBOX_BACKLOG: Final = """
 SELECT count(*), extract(epoch FROM now() - min(enqueued_at))::float8 FROM outbox
 """
+
+OUTBOX_WAKE: Final = "SELECT pg_notify($1, '')"
+"""Wakes the leading reader (it LISTENs on the channel). Sent by a reader that does not
+lead, in a transaction of its own that writes nothing: never inside an append."""
 
 OUTBOX_LEAD: Final = "SELECT pg_try_advisory_lock($1)"
 """Session-level: held until the connection ends, so leadership dies with it."""

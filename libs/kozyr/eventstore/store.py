@@ -151,6 +151,8 @@ class PostgresEventStore:
         self._pool: Pool | None = None
         self._pool_lock = asyncio.Lock()
         self._heads = _HeadCache(head_cache_size)
+        self._queued_listeners: list[Callable[[], None]] = []
+        """The `on_queued` of this store's open outbox readers: told of every append."""
         self._clock = clock
         self._new_event_id = new_event_id
 
@@ -249,6 +251,8 @@ class PostgresEventStore:
         if not rows:
             return None
         self._heads.put(plan.stream, plan.new_version, hashes[-1])
+        for listener in self._queued_listeners:
+            listener()
         return plan.recorded(hashes, [row[0] for row in rows])
 
     async def _refused(self, connection: Connection, plan: AppendPlan) -> AppendResult:
@@ -376,16 +380,23 @@ class PostgresEventStore:
     ) -> AsyncIterator[OutboxReader]:
         """A reader on its own connection (not the pool's): the leader's advisory lock
         lives on it, so leadership ends the moment the connection does, and every read
-        and removal of the leader goes through it. `name` is its application_name."""
+        and removal of the leader goes through it. `name` is its application_name.
+
+        Appends do not NOTIFY (migration 0004: a notifying transaction holds a
+        database-wide lock through its commit's flush, which serialised every append):
+        this store calls `on_queued` itself after each append, and a reader that does
+        not lead passes the news on with `wake_leader`."""
         with translate_errors():
             connection = await connect(
                 self._dsn,
                 timeout=self._connect_timeout,
                 server_settings={"application_name": name},
             )
+        self._queued_listeners.append(on_queued)
         try:
             yield _PostgresOutboxReader(connection, lock_key, on_queued)
         finally:
+            self._queued_listeners.remove(on_queued)
             connection.terminate()
 
     async def outbox_backlog(self) -> OutboxBacklog:
@@ -400,16 +411,21 @@ class PostgresEventStore:
     async def _connect(self) -> AsyncIterator[Connection]:
         with translate_errors():
             pool = await self._get_pool()
-            async with pool.acquire(timeout=self._acquire_timeout) as connection:
-                try:
-                    yield connection
-                except asyncio.CancelledError:
-                    connection.terminate()  # maybe mid-statement: asyncpg would wait on it
-                    raise
-                except Exception as error:
-                    if isinstance(translate(error), StoreUnavailable):
-                        connection.terminate()  # never hand a broken connection back
-                    raise
+            # asyncio.timeout, not acquire(timeout=): asyncpg would wrap every acquire
+            # in asyncio.wait_for, a task per append and per read.
+            async with asyncio.timeout(self._acquire_timeout):
+                connection = await pool.acquire()
+            try:
+                yield connection
+            except asyncio.CancelledError:
+                connection.terminate()  # maybe mid-statement: asyncpg would wait on it
+                raise
+            except Exception as error:
+                if isinstance(translate(error), StoreUnavailable):
+                    connection.terminate()  # never hand a broken connection back
+                raise
+            finally:
+                await pool.release(connection)
 
     async def _get_pool(self) -> Pool:
         if self._pool is not None:
@@ -504,6 +520,10 @@ class _PostgresOutboxReader:
         self._check_leading()
         with translate_errors():
             await self._connection.execute(statements.OUTBOX_REMOVE, list(ids))
+
+    async def wake_leader(self) -> None:
+        with translate_errors():
+            await self._connection.execute(statements.OUTBOX_WAKE, OUTBOX_CHANNEL)
 
     def _notified(self, *_: object) -> None:
         self._on_queued()

@@ -296,10 +296,11 @@ async def test_replicas_elect_one_leader_and_hand_over_when_it_stops(
     assert other.stats.published == len(second)
 
 
-async def test_a_notification_wakes_an_idle_relay(
+async def test_an_append_in_the_leaders_own_process_wakes_it(
     migrated_url: str, nats_url: str, subject_root: str, store: PostgresEventStore
 ) -> None:
-    """With a 10-minute poll interval, only LISTEN/NOTIFY can explain prompt publishing."""
+    """With a 10-minute poll interval, only the store's own wake-up explains prompt
+    publishing (appends send no NOTIFY)."""
     relay = OutboxRelay(
         store, nats_url, categories=TABLE_CATEGORIES, subject_root=subject_root, idle_interval=600
     )
@@ -315,7 +316,47 @@ async def test_a_notification_wakes_an_idle_relay(
         async def published() -> bool:
             return await stored_messages(js, subject_root) == len(appended)
 
-        await wait_until(published, "the notified relay publishes", limit=60)
+        await wait_until(published, "the woken relay publishes", limit=60)
+
+
+async def test_an_append_in_another_process_wakes_the_leader_through_that_process_relay(
+    migrated_url: str, nats_url: str, subject_root: str, store: PostgresEventStore
+) -> None:
+    """Two processes, each with its store and relay, 10-minute polls: the standby relay
+    hears its own process's append and NOTIFYs the leader, which publishes at once."""
+    async with PostgresEventStore(migrated_url) as elsewhere:
+        leader, standby = (
+            OutboxRelay(
+                each,
+                nats_url,
+                categories=TABLE_CATEGORIES,
+                subject_root=subject_root,
+                idle_interval=600,
+                application_name=name,
+            )
+            for each, name in ((store, "relay-leader"), (elsewhere, "relay-standby"))
+        )
+        async with running(leader), jetstream(nats_url) as js:
+
+            async def leading() -> bool:
+                return leader.stats.leader
+
+            await wait_until(leading, "the first relay leads")
+            async with running(standby):
+
+                async def standing_by() -> bool:
+                    return standby.stats.sessions == 1
+
+                await wait_until(standing_by, "the second relay stands by")
+                await asyncio.sleep(0.3)  # both in their idle waits
+                appended = await append_rounds(elsewhere, new_streams(2), rounds=2)
+
+                async def published() -> bool:
+                    return await stored_messages(js, subject_root) == len(appended)
+
+                await wait_until(published, "the leader publishes the other process's events")
+                assert standby.stats.published == 0
+                assert not standby.stats.leader
 
 
 async def test_stop_ends_a_relay_that_cannot_reach_nats(

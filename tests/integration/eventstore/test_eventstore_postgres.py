@@ -217,11 +217,9 @@ async def test_a_connection_killed_mid_append_leaves_no_event_and_no_outbox_row(
     assert retried.version == 1
 
 
-async def test_the_outbox_gets_every_event_then_the_messages_and_a_notification(
+async def test_the_outbox_gets_every_event_then_the_messages(
     store: PostgresEventStore, admin: asyncpg.Connection
 ) -> None:
-    notified: asyncio.Queue[str] = asyncio.Queue()
-    await admin.add_listener(OUTBOX_CHANNEL, lambda *args: notified.put_nowait(args[2]))
     stream = new_stream()
 
     result = await store.append(
@@ -239,7 +237,35 @@ async def test_the_outbox_gets_every_event_then_the_messages_and_a_notification(
         *((stream, e.global_position, None, None, None) for e in result.events),
         (stream, None, "public", "TableOpened", b"\x00\x01"),
     ]
-    assert await asyncio.wait_for(notified.get(), timeout=10) == OUTBOX_CHANNEL
+
+
+async def test_the_stores_open_readers_hear_of_each_append_and_appends_send_no_notify(
+    store: PostgresEventStore, admin: asyncpg.Connection
+) -> None:
+    """A NOTIFY inside an append would serialise every commit on the database's notify
+    lock (migration 0004): the store wakes its own readers, and a reader that does not
+    lead wakes the leader with a NOTIFY of its own."""
+    notified: asyncio.Queue[str] = asyncio.Queue()
+    await admin.add_listener(OUTBOX_CHANNEL, lambda *args: notified.put_nowait(args[2]))
+    heard: list[str] = []
+    stream = new_stream()
+    async with (
+        store.outbox_reader(lock_key=7, on_queued=lambda: heard.append("leader")) as leader,
+        store.outbox_reader(lock_key=7, on_queued=lambda: heard.append("standby")) as standby,
+    ):
+        assert await leader.lead()
+        assert not await standby.lead()
+        await store.append(stream, 0, one_event("7H"), request_id="r1")
+        assert sorted(heard) == ["leader", "standby"]
+        await store.append(stream, 0, one_event("7H"), request_id="r1")  # a repeat
+        assert len(heard) == 2
+        await asyncio.sleep(0.5)  # a NOTIFY sent by the append would have arrived
+        assert notified.empty()
+        await standby.wake_leader()
+        assert await asyncio.wait_for(notified.get(), timeout=10) == OUTBOX_CHANNEL
+    heard_while_open = len(heard)
+    await store.append(stream, 1, one_event("8H"), request_id="r2")
+    assert len(heard) == heard_while_open  # closed readers hear nothing
 
 
 async def test_events_are_readable_with_plain_sql(
