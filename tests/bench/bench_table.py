@@ -20,8 +20,10 @@ Each table has one scripted player per seat, one client (token, channel) each. T
 whose turn it is reads its own view (GetTable, or the view its last SubmitAction
 returned), picks one of `view.legal_actions` (never a Khözör signal) and submits it
 pinned to `view.version`; the turn then passes to the next seat, which reads its view.
-A 3-5-8 table has one spectator on WatchTable, a Khözör table (8 seats) one WatchTable
-per seat, each on its own seat's view. Measured per run:
+Every client is connected, every watch stream open and each table's first view read
+before the clock starts (players keep their devices connected). A 3-5-8 table has one
+spectator on WatchTable, a Khözör table (8 seats) one WatchTable per seat, each on its
+own seat's view. Measured per run:
 
 * actions/s — accepted SubmitActions per second of wall time, all tables together;
 * SubmitAction latency p50/p95/p99 (and GetTable, the next seat's read);
@@ -239,7 +241,7 @@ class Table:
     """One table: a client per seat, its watchers, and when each version was seen."""
 
     table_id: str
-    seats: list[TableClient]
+    seats: list[PlayerClient]
     watchers: list[Watcher]
     rng: random.Random
     applied_at: dict[int, float] = field(default_factory=dict)
@@ -257,14 +259,31 @@ class Table:
             if view.finished:
                 return
 
-    async def play(self, max_actions: int | None, samples: Samples, think: float = 0.0) -> int:
-        """Play until the end (or `max_actions` accepted moves); returns the moves made.
+    async def sit_down(self) -> views_pb2.TableView:
+        """Connect every seat's client and read the view of the seat to move first,
+        before the timed play: players keep their devices connected, and hundreds of
+        tables connecting and reading in the same instant at the start of a run is a
+        burst no table sees in play, not the service's latency under its load."""
+        await asyncio.gather(*(seat.connect() for seat in self.seats))
+        view = await self.seats[0].get_table(self.table_id)
+        mover = view.turn.seats[0] if view.turn.seats else 0
+        return view if mover == 0 else await self.seats[mover].get_table(self.table_id)
+
+    async def play(
+        self,
+        start: views_pb2.TableView,
+        max_actions: int | None,
+        samples: Samples,
+        think: float = 0.0,
+    ) -> int:
+        """Play from `start` (the view of the seat to move) until the end (or `max_actions`
+        accepted moves); returns the moves made.
 
         `think` > 0: each move is sent after a random think time (exponential, that mean
         in seconds) — an open loop; 0: at once — a closed loop. Signals (Khözör's
         at-will taps, limited per minute) are never chosen.
         """
-        view = await self._read(0, samples)
+        view = start
         actions = 0
         while not view.finished and (max_actions is None or actions < max_actions):
             seat = view.turn.seats[0]
@@ -394,10 +413,14 @@ async def run(
     streams = [(t, w) for t in tables for w in t.watchers]
     watching = [asyncio.create_task(t.watch(w)) for t, w in streams]
     await asyncio.gather(*(w.first_view.wait() for _, w in streams))
+    starts = await asyncio.gather(*(t.sit_down() for t in tables))
     samples = Samples()
     service_before, client_before = tree_cpu_seconds(service.pid), cpu_seconds(os.getpid())
     started = time.perf_counter()
-    playing = [asyncio.create_task(t.play(max_actions, samples, think)) for t in tables]
+    playing = [
+        asyncio.create_task(t.play(start, max_actions, samples, think))
+        for t, start in zip(tables, starts, strict=True)
+    ]
     if seconds is not None:
         await asyncio.wait(playing, timeout=seconds)
         for task in playing:

@@ -44,6 +44,10 @@ class PlayerClient(TableClient):
         self._channel = grpc.aio.insecure_channel(target, options=options)
         self.stub = pb_grpc.TableServiceStub(self._channel)
 
+    async def connect(self) -> None:
+        """Open this client's connection now (gRPC would open it on the first call)."""
+        await self._channel.channel_ready()
+
     async def close(self) -> None:
         await self._shared.close()
         await super().close()
