@@ -277,10 +277,7 @@ async def relay_latency(
             )
         ]
         tasks = [asyncio.create_task(relays[0].run())]
-        for _ in range(3000):  # until the relay leads (at most ~30 s)
-            if relays[0].stats.leader:
-                break
-            await asyncio.sleep(0.01)
+        await _at_most_30_s(lambda: relays[0].stats.leader)
         if appender == "standby":
             relays.append(
                 OutboxRelay(
@@ -292,10 +289,7 @@ async def relay_latency(
                 )
             )
             tasks.append(asyncio.create_task(relays[1].run()))
-            for _ in range(3000):  # until it stands by (at most ~30 s)
-                if relays[1].stats.sessions:
-                    break
-                await asyncio.sleep(0.01)
+            await _at_most_30_s(lambda: relays[1].stats.sessions > 0)  # it stands by
         appending = store if appender == "leader" else elsewhere
         stream = f"table-{uuid.uuid4().hex}"
         for index in range(samples):
@@ -315,6 +309,14 @@ async def relay_latency(
         await asyncio.gather(*tasks)
     await client.close()
     return latencies
+
+
+async def _at_most_30_s(condition: Callable[[], bool]) -> None:
+    """Wait until `condition` holds, or 30 s (the measurement then shows the delay)."""
+    for _ in range(3000):
+        if condition():
+            return
+        await asyncio.sleep(0.01)
 
 
 # -- running ------------------------------------------------------------------------------

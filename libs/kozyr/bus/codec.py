@@ -13,7 +13,7 @@ from uuid import UUID
 
 import orjson
 
-from kozyr.eventstore.hashing import format_timestamp
+from kozyr.eventstore.hashing import decode_json, format_timestamp
 from kozyr.eventstore.model import OutboxEntry, RecordedEvent
 
 _T = TypeVar("_T")
@@ -83,7 +83,7 @@ def entry_headers(entry: OutboxEntry) -> dict[str, str]:
 def decode_event(payload: bytes) -> RecordedEvent:
     """The inverse of `encode_event` (raises `MalformedEventMessage`)."""
     try:
-        body: dict[str, Any] = orjson.loads(payload)
+        body: dict[str, Any] = decode_json(payload)
         return RecordedEvent(
             event_id=UUID(body["event_id"]),
             stream=_typed(body, "stream", str),

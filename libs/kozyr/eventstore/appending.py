@@ -20,6 +20,7 @@ from kozyr.eventstore.hashing import (
     canonical_json,
     chain_hash,
     check_json,
+    decode_json,
     fingerprint_command,
     fingerprint_events,
     format_timestamp,
@@ -32,7 +33,6 @@ from kozyr.eventstore.model import (
     RecordedEvent,
     check_stream,
 )
-from kozyr.eventstore.rows import decode_json
 
 MAX_REQUEST_ID_LENGTH = 200
 MAX_EVENTS_PER_APPEND = 10_000

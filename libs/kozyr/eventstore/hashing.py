@@ -24,10 +24,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 from uuid import UUID
+
+import orjson
 
 from kozyr.eventstore.errors import InvalidEvent
 
@@ -90,6 +92,12 @@ def canonical_json(value: Any) -> bytes:
         raise InvalidEvent(f"text is not valid Unicode: {error.reason}") from error
     except (TypeError, ValueError) as error:
         raise InvalidEvent(f"not canonical JSON: {error}") from error
+
+
+decode_json: Callable[[str | bytes], Any] = orjson.loads
+"""One JSON value of this domain (stored jsonb read as text, an event on the bus) into the
+same Python values as `json.loads`, in about half the time of its C scanner: a third of
+a replay's row decoding was this parse."""
 
 
 def format_timestamp(moment: datetime) -> str:

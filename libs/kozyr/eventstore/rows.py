@@ -18,15 +18,8 @@ from datetime import datetime
 from typing import Any
 from uuid import UUID
 
-import orjson
-
+from kozyr.eventstore.hashing import decode_json
 from kozyr.eventstore.model import OutboxEntry, QueuedMessage, RecordedEvent
-
-decode_json: Callable[[str | bytes], Any] = orjson.loads
-"""One jsonb value read as text. orjson parses the values of this store's domain (objects,
-arrays, strings, integers within ±2**53, booleans, null: `hashing.check_json`) into the
-same Python values as `json.loads`, in about half the time of its C scanner: a third of
-a replay's decoding was this parse."""
 
 _SLOT_SETTERS: dict[str, Callable[[RecordedEvent, Any], None]] = {
     field.name: RecordedEvent.__dict__[field.name].__set__ for field in fields(RecordedEvent)

@@ -44,7 +44,7 @@ from kozyr.eventstore.errors import (
     StreamCorrupted,
     VerifyFailure,
 )
-from kozyr.eventstore.hashing import GENESIS_HASH, fingerprint_command
+from kozyr.eventstore.hashing import GENESIS_HASH, decode_json, fingerprint_command
 from kozyr.eventstore.model import (
     AppendResult,
     NewEvent,
@@ -57,7 +57,7 @@ from kozyr.eventstore.model import (
     StreamHead,
     VerifyReport,
 )
-from kozyr.eventstore.rows import decode_json, events_from_rows, outbox_from_rows
+from kozyr.eventstore.rows import events_from_rows, outbox_from_rows
 from kozyr.eventstore.schema import OUTBOX_CHANNEL
 from kozyr.eventstore.urls import asyncpg_dsn
 from kozyr.eventstore.verification import verify_events
