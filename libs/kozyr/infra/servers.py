@@ -243,8 +243,10 @@ class EmbeddedPostgres:
         self._log = (self.data_dir.parent / f"{self.data_dir.name}.log").open("ab")
         args = [
             self._bin("postgres"), "-D", str(self.data_dir), "-p", str(self.port),
-            "-h", "127.0.0.1", "-k", str(self.data_dir), "-c", "max_connections=300",
+            "-h", "127.0.0.1", "-k", "", "-c", "max_connections=300",
         ]  # fmt: skip
+        # `-k ""`: TCP only, no Unix socket. A socket's path may not pass 107 bytes, and a
+        # data folder deep in a test worker's temporary tree (popen-gw1/...) passes it.
         if not self.durable:
             args += [
                 "-c",
