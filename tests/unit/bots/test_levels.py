@@ -13,6 +13,7 @@ import pytest
 
 from kozyr.bots.levels import Level, choose
 from kozyr.bots.search import Budget
+from kozyr.table.actions import command_from_action
 from kozyr.table.servicer import table_view
 from tests.support import tournament
 from tests.support.tournament import KHOZOR, RANDOM, THREE_FIVE_EIGHT
@@ -75,3 +76,25 @@ def test_the_hard_level_without_a_history_still_moves() -> None:
         if rng.random() < 0.5 and not game.table.is_over:
             seat = game.table.game.turn(game.table.state).seats[0]
             tournament.apply(game, seat, tournament.move(game, seat, rng, SMALL, None))
+
+
+@pytest.mark.parametrize("game_id", [THREE_FIVE_EIGHT, KHOZOR])
+@pytest.mark.parametrize("seed", range(2))
+def test_easy_plays_the_timeouts_default_move_and_normal_does_not(game_id: str, seed: int) -> None:
+    """A seat at `easy` plays exactly the clock's default move (docs/bots.md), in each
+    game: a level mixed up per game — easy played as normal in Khözör — shows as a move
+    the engine's `default_command` would not have made. Normal must differ somewhere in
+    the same game, or the check could not tell the two levels apart."""
+    game = tournament.start(game_id, (Level.EASY.value,) * tournament.SEATS[game_id], seed)
+    moves = differs = 0
+    while not game.table.is_over and moves < tournament.MOVES:
+        seat = game.table.game.turn(game.table.state).seats[0]
+        view = table_view(game.table, seat)
+        easy = choose(view, Level.EASY)
+        default = game.table.game.default_command(game.table.state, seat)
+        assert command_from_action(game_id, seat, easy) == default, f"move {moves}"
+        differs += easy != choose(view, Level.NORMAL)
+        tournament.apply(game, seat, easy)
+        moves += 1
+    assert game.table.is_over
+    assert differs > 10, "normal plays like easy here: the positions tell nothing"
