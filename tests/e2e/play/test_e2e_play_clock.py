@@ -17,7 +17,6 @@ from kozyr.client import ClockClient, TableClient
 from kozyr.games.translations import Lang
 from kozyr.runtime.auth import Role
 from tests.e2e.clock.conftest import ClockStack
-from tests.e2e.clock.conftest import clock_nats_url as clock_nats_url
 from tests.e2e.clock.conftest import clock_stack as clock_stack
 from tests.e2e.play.conftest import SCREEN, screen_text, until
 from tests.support.tables import token
