@@ -11,7 +11,10 @@ Coming online is decided by the heartbeat itself, with the key's revision as a
 compare-and-set: a heartbeat that finds the key missing or a marker writes it only if
 nobody did in between, so of two replicas racing on the first heartbeat exactly one
 reports the player online. That heartbeat writes `CAME_ONLINE` instead of `HEARTBEAT`,
-so the same durable consumer also learns, once, that he came back.
+so the same durable consumer also learns, once, that he came back. A heartbeat that
+loses the race looks again and retries until its write goes in (each lost race is
+another write that did): one that gave up would leave his return unannounced, or write
+him online without a compare-and-set that says so.
 
 Changes are published on "<root>.presence.<player_id>" (core NATS) as
 `kozyr.clock.v1.PresenceChanged`.
@@ -19,6 +22,7 @@ Changes are published on "<root>.presence.<player_id>" (core NATS) as
 
 from __future__ import annotations
 
+import asyncio
 import re
 from datetime import datetime
 
@@ -42,7 +46,9 @@ MARKER_TTL_SECONDS = 60.0
 HEARTBEAT = b"1"
 CAME_ONLINE = b"online"
 """The value of the heartbeat that brought a player online (later ones write HEARTBEAT)."""
-_CAS_ATTEMPTS = 5
+HEARTBEAT_SECONDS = 4.0
+"""A heartbeat retries its compare-and-set for this long at most: every lost race is
+another write that got in, so only a NATS that stopped answering uses it up."""
 
 
 def presence_bucket(root: str) -> str:
@@ -91,21 +97,31 @@ class PresenceBook:
         return self._kv
 
     async def heartbeat(self, player_id: str) -> bool:
-        """Record a heartbeat; True when it brought the player online (exactly once)."""
-        for _ in range(_CAS_ATTEMPTS):
-            try:
-                entry = await self.kv.get(player_id)
-            except KeyNotFoundError:
-                last, was_online = 0, False
-            else:
-                last, was_online = int(entry.revision or 0), bool(entry.value)
-            try:
-                await self.kv.update(player_id, HEARTBEAT if was_online else CAME_ONLINE, last=last)
-            except KeyWrongLastSequenceError:
-                continue  # another heartbeat or an expiry came in between: look again
-            return not was_online
-        await self.kv.put(player_id, HEARTBEAT)
-        return False
+        """Record a heartbeat; True when it brought the player online (exactly once).
+
+        Retried until its compare-and-set succeeds (TimeoutError after
+        `HEARTBEAT_SECONDS`): never written unconditionally, never given up.
+        """
+        async with asyncio.timeout(HEARTBEAT_SECONDS):
+            while True:
+                last, was_online = await self._last(player_id)
+                value = HEARTBEAT if was_online else CAME_ONLINE
+                try:
+                    await self.kv.update(player_id, value, last=last)
+                except KeyWrongLastSequenceError:
+                    continue  # another heartbeat or an expiry came in between: look again
+                return not was_online
+
+    async def _last(self, player_id: str) -> tuple[int, bool]:
+        """The revision a write of his key must name, and whether it shows him online."""
+        try:
+            entry = await self.kv.get(player_id)
+        except KeyNotFoundError as missing:
+            # Never written (no entry), or deleted or purged: then the delete marker is
+            # the key's last message, and only a write naming its revision goes in.
+            marker = missing.entry
+            return (int(marker.revision or 0) if marker is not None else 0), False
+        return int(entry.revision or 0), bool(entry.value)
 
     async def is_online(self, player_id: str) -> bool:
         """True while the player's heartbeats keep coming (an expiry marker is offline)."""
