@@ -60,12 +60,13 @@ class MessageWorker:
         self._max_wait = max_wait
         self._stopping = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
+        self._subscription: JetStreamContext.PullSubscription | None = None
         self._running: set[asyncio.Task[None]] = set()
 
     async def start(self) -> None:
         """Create (or update) the consumer, bind to it and start pulling."""
         await ensure_consumer(self._js, self.spec)
-        subscription = await self._js.pull_subscribe_bind(
+        subscription = self._subscription = await self._js.pull_subscribe_bind(
             durable=self.spec.durable, stream=self.spec.stream
         )
         self._task = asyncio.create_task(self._pull(subscription), name=self.spec.durable)
@@ -156,6 +157,13 @@ class MessageWorker:
         if self._task is not None:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
+        if self._subscription is not None:
+            # Its inbox may hold the server's late answers to expired fetches, which
+            # nobody reads now: a drain of the connection would wait for them until its
+            # timeout. Acks of the handlers still running need no subscription.
+            with contextlib.suppress(Exception):
+                await self._subscription.unsubscribe()
+            self._subscription = None
         if self._running:
             _, late = await asyncio.wait(set(self._running), timeout=grace)
             for task in late:

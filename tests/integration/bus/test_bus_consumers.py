@@ -1,4 +1,5 @@
-"""Durable pull consumers with explicit acks (kozyr.bus.consumers) on a real JetStream."""
+"""Durable pull consumers with explicit acks (kozyr.bus.consumers, and the workers of
+kozyr.bus.work) on a real JetStream."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ from collections.abc import AsyncIterator
 
 import nats
 import pytest
+from nats.aio.msg import Msg
+from nats.errors import DrainTimeoutError
 from nats.js import JetStreamContext
 
 from kozyr.bus.codec import encode_event, event_headers
@@ -19,6 +22,7 @@ from kozyr.bus.consumers import (
 )
 from kozyr.bus.streams import TABLE_CATEGORIES, ensure_event_streams, jetstream_name
 from kozyr.bus.subjects import category_filter, event_type_filter, subject_for
+from kozyr.bus.work import MessageWorker
 from kozyr.eventstore import InMemoryEventStore, NewEvent, RecordedEvent
 
 pytestmark = pytest.mark.integration
@@ -157,3 +161,40 @@ async def test_ensure_consumer_is_idempotent_and_filters_by_type(
     subscription = await EventSubscription.bind(js, spec)
     deliveries = await subscription.fetch(10, max_wait=2)
     assert [d.event.type for d in deliveries] == ["TableFinished"]
+
+
+async def test_a_stopped_worker_leaves_its_connection_free_to_drain(
+    nats_url: str, subject_root: str
+) -> None:
+    """A service stops its workers, then drains its NATS connection. An idle worker's
+    expired fetches leave the server's late "request timeout" answers in its
+    subscription, which nobody reads any more: if the stopped worker kept that
+    subscription, the drain would wait for them to its timeout (30 s by default: every
+    clock replica's stop)."""
+    errors: list[Exception] = []
+
+    async def reported(error: Exception) -> None:
+        errors.append(error)
+
+    nc = await nats.connect(nats_url, drain_timeout=2, error_cb=reported)
+    js = nc.jetstream()
+    await ensure_event_streams(js, subject_root, TABLE_CATEGORIES)
+
+    async def handle(message: Msg) -> None:
+        await message.ack()
+
+    worker = MessageWorker(js, spec_for(subject_root), handle, max_wait=0.1)
+    await worker.start()
+
+    def unread() -> int:  # in nats-py's queues of the connection's subscriptions
+        return sum(sub.pending_msgs for sub in nc._subs.values())
+
+    async with asyncio.timeout(10):
+        while True:
+            if unread():  # a fetch expired, and its answer came after it
+                break
+            await asyncio.sleep(0.05)
+    await worker.stop()
+    await nc.drain()
+    assert nc.is_closed
+    assert not [e for e in errors if isinstance(e, DrainTimeoutError)], "the drain timed out"
