@@ -7,6 +7,7 @@ legal actions, so a client needs no rules of its own (DESIGN.md §6).
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import grpc
@@ -66,3 +67,24 @@ class Seat:
             return None
         playable = [a for a in view.legal_actions if a.WhichOneof("action") != "toggle_signal"]
         return self.rng.choice(playable or list(view.legal_actions))
+
+
+async def play_to_the_end(
+    target: str, table_id: str, players: Sequence[str], moves: int = 1_000
+) -> views_pb2.TableView:
+    """Each seat's player plays the first move his view lists, turn after turn, until
+    the game is over (at most `moves`: meant for a short game, tests/support/higher_card);
+    returns the final view."""
+    clients = {player: TableClient(target, token(player)) for player in set(players)}
+    try:
+        for _ in range(moves):
+            view = await clients[players[0]].get_table(table_id)
+            if view.finished:
+                return view
+            mover = clients[players[view.turn.seats[0]]]
+            mine = await mover.get_table(table_id)
+            await mover.submit(table_id, mine.legal_actions[0], expected_version=mine.version)
+    finally:
+        for client in clients.values():
+            await client.close()
+    raise AssertionError(f"table {table_id} not over after {moves} moves")

@@ -1,0 +1,57 @@
+"""The clock service in-process beside an in-process table service: real gRPC on free
+ports, real PostgreSQL, and a NATS that keeps message schedules (`clock_nats_url`)."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from kozyr.clock.service import REQUIRED_SETTINGS, ClockService
+from kozyr.runtime import load_settings
+from tests.integration.table.conftest import RunningTableService, running_table_service
+from tests.support.clock import delete_clock_streams
+from tests.support.tables import JWT_KEY
+
+
+@dataclass
+class RunningClock:
+    service: ClockService
+    target: str
+
+
+@contextlib.asynccontextmanager
+async def running_clock(
+    table: RunningTableService, nats_url: str, subject_root: str, **overrides: Any
+) -> AsyncIterator[RunningClock]:
+    """A clock service on a free port for `table`; `overrides` are Settings fields
+    (clock_offline_after_seconds…). Its streams and buckets are deleted after."""
+    values: dict[str, Any] = {
+        "nats_url": nats_url,
+        "subject_root": subject_root,
+        "jwt_key": JWT_KEY,
+        "table_target": table.target,
+        "grpc_host": "127.0.0.1",
+        "grpc_port": 0,
+        "shutdown_grace_seconds": 1,
+        "log_level": "WARNING",
+    }
+    service = ClockService(load_settings(required=REQUIRED_SETTINGS, **(values | overrides)))
+    port = await service.start()
+    try:
+        yield RunningClock(service, f"127.0.0.1:{port}")
+    finally:
+        await service.stop(0)
+        await delete_clock_streams(nats_url, subject_root)
+
+
+@pytest.fixture
+async def clock_table(
+    database_url: str, clock_nats_url: str, subject_root: str
+) -> AsyncIterator[RunningTableService]:
+    """A table service publishing on the clock's NATS."""
+    async with running_table_service(database_url, clock_nats_url, subject_root) as table:
+        yield table
