@@ -17,9 +17,7 @@ And the bots identity is refused a person's seat: its view, its history and a mo
 from __future__ import annotations
 
 import asyncio
-import base64
 import copy
-import json
 import random
 from collections import defaultdict
 from dataclasses import replace
@@ -28,7 +26,7 @@ from typing import Any
 
 import grpc
 import pytest
-from google.protobuf import descriptor_pool, json_format, message_factory
+from google.protobuf import json_format
 
 from kozyr.api.common.v1 import games_pb2
 from kozyr.api.table.v1 import events_pb2
@@ -50,6 +48,8 @@ from tests.e2e.leaks import (
     seen_view,
 )
 from tests.e2e.players import ScriptedClient, chooser, play_table
+from tests.support.bots import decoded
+from tests.support.bots import inputs as inputs_of
 from tests.support.tables import Seat, token
 
 pytestmark = pytest.mark.e2e
@@ -63,20 +63,11 @@ KHOZOR_SEATS: SeatList = [
 ]
 
 
-def _decode(type_name: str, data: str) -> Any:
-    descriptor = descriptor_pool.Default().FindMessageTypeByName(type_name)
-    return message_factory.GetMessageClass(descriptor).FromString(base64.b64decode(data))
-
-
-def _inputs(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text().splitlines()]
-
-
 def _answer_items(entry: dict[str, Any]) -> tuple[str, int | None, list[Seen]]:
     """The table and seat an answer is about, and what the bots received in it."""
-    request = _decode(entry["request_type"], entry["request"])
+    request = decoded(entry["request_type"], entry["request"])
     seat = request.seat if request.HasField("seat") else None
-    answer = _decode(entry["type"], entry["data"])
+    answer = decoded(entry["type"], entry["data"])
     where = f"{entry['method']} (seat {seat})"
     if isinstance(answer, pb.GetTableResponse | pb.SubmitActionResponse):
         return request.table_id, seat, [seen_view(answer.view, where)]
@@ -138,17 +129,17 @@ async def test_no_hidden_card_reaches_the_bots_process(
     public: defaultdict[str, list[Seen]] = defaultdict(list)
     private: defaultdict[tuple[str, int | None], list[Seen]] = defaultdict(list)
     kinds: defaultdict[str, int] = defaultdict(int)
-    for number, entry in enumerate(_inputs(inputs)):
+    for number, entry in enumerate(inputs_of(inputs)):
         kinds[entry["kind"]] += 1
         if entry["kind"] == "event":
-            event: events_pb2.PublicTableEvent = _decode(entry["type"], entry["data"])
+            event: events_pb2.PublicTableEvent = decoded(entry["type"], entry["data"])
             data = json_format.MessageToDict(event)
             public[event.table_id].append(seen_public(data, f"input #{number} {entry['subject']}"))
         elif entry["kind"] == "answer":
             table_id, seat, seen = _answer_items(entry)
             private[table_id, seat] += seen
         else:  # a refusal: its texts may name no card at all
-            request = _decode(entry["request_type"], entry["request"])
+            request = decoded(entry["request_type"], entry["request"])
             where = f"input #{number} refusal {entry['reason']} of {entry['method']}"
             public[request.table_id].append(seen_public({"texts": entry["texts"]}, where))
     assert kinds["event"] > 100, dict(kinds)

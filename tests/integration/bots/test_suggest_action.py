@@ -7,11 +7,9 @@ and malformed or unknown tables get the table's own refusals."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import time
 import urllib.request
 from collections.abc import AsyncIterator, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import grpc
@@ -19,50 +17,17 @@ import pytest
 
 from kozyr.api.common.v1 import games_pb2
 from kozyr.api.table.v1 import views_pb2
-from kozyr.bots.service import REQUIRED_SETTINGS, BotsService
 from kozyr.client import BotsClient, TableClient
-from kozyr.runtime import load_settings
 from kozyr.runtime.auth import Role
 from kozyr.runtime.errors import ErrorDetails, error_details
+from tests.integration.bots.conftest import running_bots
 from tests.integration.table.conftest import RunningTableService, running_table_service
-from tests.support.tables import JWT_KEY, token
+from tests.support.tables import token
 
 pytestmark = pytest.mark.integration
 
 PLAYERS = ["ana", "bogdan", "chiara"]
 KHOZOR_PLAYERS = [f"p{i}" for i in range(8)]
-
-
-@dataclass
-class RunningBots:
-    service: BotsService
-    target: str
-
-
-@contextlib.asynccontextmanager
-async def running_bots(
-    table: RunningTableService, nats_url: str, subject_root: str, **overrides: Any
-) -> AsyncIterator[RunningBots]:
-    """A bots service (think 0, metrics on a free port) on a free port."""
-    values: dict[str, Any] = {
-        "nats_url": nats_url,
-        "subject_root": subject_root,
-        "jwt_key": JWT_KEY,
-        "table_target": table.target,
-        "grpc_host": "127.0.0.1",
-        "grpc_port": 0,
-        "shutdown_grace_seconds": 1,
-        "log_level": "WARNING",
-        "bots_think_seconds": 0,
-        "metrics_host": "127.0.0.1",
-        "metrics_port": 0,
-    }
-    service = BotsService(load_settings(required=REQUIRED_SETTINGS, **(values | overrides)))
-    port = await service.start()
-    try:
-        yield RunningBots(service, f"127.0.0.1:{port}")
-    finally:
-        await service.stop()
 
 
 @pytest.fixture
