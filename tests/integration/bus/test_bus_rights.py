@@ -1,23 +1,34 @@
 """NATS rights per service, on a real nats-server configured by `kozyr.bus.rights`: the
 bots may read the public table events and cannot reach the raw ones (hidden cards) —
 neither by subscribing, nor by a JetStream consumer, nor by reading a message; each
-service's outbox relay publishes its own categories under its own user, and no other's."""
+service's outbox relay publishes its own categories under its own user, and no other's;
+and a deployment's own NATS configuration (compose's file, the prod Helm values) lets
+nobody in without credentials."""
 
 from __future__ import annotations
 
 import asyncio
+import json
+import re
 import secrets
 from collections.abc import Iterator
 from pathlib import Path
 
 import nats
 import pytest
+import yaml
 from nats.aio.msg import Msg
 from nats.errors import Error as NatsError
 from nats.js.api import ConsumerConfig
 
 from kozyr.bus.relay import Backoff, OutboxRelay
-from kozyr.bus.rights import ADMIN_USER, SERVICES, nats_url_for, server_config
+from kozyr.bus.rights import (
+    ADMIN_USER,
+    SERVICES,
+    nats_url_for,
+    password_variable,
+    server_config,
+)
 from kozyr.bus.streams import MATCHMAKING_CATEGORIES, EventStreamSpec, ensure_stream, jetstream_name
 from kozyr.eventstore import NewEvent, PostgresEventStore, migrate
 from kozyr.infra import EmbeddedNats
@@ -97,6 +108,51 @@ async def test_nobody_connects_without_credentials(urls: dict[str, str]) -> None
     anonymous = urls["table"].replace(urls["table"].split("//")[1].split("@")[0] + "@", "")
     with pytest.raises(REFUSED):
         await nats.connect(anonymous, allow_reconnect=False, max_reconnect_attempts=0)
+
+
+REPO = Path(__file__).resolve().parents[3]
+PROD_HELM_VALUES = REPO / "deploy/k8s/overlays/prod/nats-values.yaml"
+
+
+def _deployed_config(which: str, folder: Path) -> Path:
+    """A deployment's NATS configuration file, as its server reads it: compose's
+    deploy/nats/nats.conf as committed, or the prod Helm values' `config.merge` as the
+    chart writes it (JSON, its `<< $VAR >>` unquoted: read from the environment)."""
+    if which == "nats.conf":
+        return REPO / "deploy/nats/nats.conf"
+    merge = yaml.safe_load(PROD_HELM_VALUES.read_text())["config"]["merge"]
+    rendered = folder / "helm-nats.conf"
+    text = re.sub(r'"<< (\$\w+) >>"', r"\1", json.dumps(merge, indent=2))
+    rendered.write_text(text + "\n")
+    return rendered
+
+
+@pytest.mark.parametrize("which", ["nats.conf", "prod Helm values"])
+async def test_a_deployments_nats_refuses_a_connection_without_credentials(
+    which: str, tmp_path: Path
+) -> None:
+    """The refusal is the deployed configuration's, not a golden file's: a real
+    nats-server runs it (passwords from its environment, as compose and the chart give
+    them). Every service's user gets in with its password, so the server is up and
+    reading these users — and neither no credentials nor a wrong password do."""
+    passwords = {user: f"pw{secrets.token_hex(8)}" for user in (*SERVICES, ADMIN_USER)}
+    server = EmbeddedNats(
+        tmp_path / "nats",
+        config=_deployed_config(which, tmp_path),
+        environment={password_variable(user): pw for user, pw in passwords.items()},
+    )
+    server.start()
+    once = {"allow_reconnect": False, "max_reconnect_attempts": 0, "connect_timeout": 5}
+    try:
+        for user, password in passwords.items():
+            nc = await nats.connect(nats_url_for(server.url, user, password), **once)
+            await nc.flush()
+            await nc.close()
+        for url in (server.url, nats_url_for(server.url, "bots", "not-its-password")):
+            with pytest.raises(NatsError, match="Authorization Violation"):
+                await nats.connect(url, **once)
+    finally:
+        server.stop()
 
 
 async def _relayed_by_matchmaking(url: str, database_url: str) -> None:
