@@ -25,6 +25,7 @@ import pytest
 from nats.aio.client import Client as NatsClient
 
 from kozyr.infra import EmbeddedNats, Infrastructure, libpq_dsn, provision
+from tests.support.timing import RunTiming
 
 RUN_DIR_PREFIX = "kozyr-tests-"
 _RUN_DIR = pytest.StashKey[Path]()
@@ -41,8 +42,14 @@ def pytest_configure(config: pytest.Config) -> None:
     first one is going can delete the data folders of the first run's embedded
     PostgreSQL and NATS. A folder made with mkdtemp is this run's alone. xdist workers
     get theirs from the controller (set before pytest's own hook reads the option).
+
+    The controller (or a run without workers) also prints the run's wall time and
+    slowest tests at the end (`tests.support.timing`): it receives every worker's reports.
     """
-    if config.option.basetemp is not None or hasattr(config, "workerinput"):
+    if hasattr(config, "workerinput"):
+        return
+    config.pluginmanager.register(RunTiming(), "kozyr-run-timing")
+    if config.option.basetemp is not None:
         return
     run_dir = Path(tempfile.mkdtemp(prefix=RUN_DIR_PREFIX))
     config.stash[_RUN_DIR] = run_dir
