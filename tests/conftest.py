@@ -98,6 +98,28 @@ def _prune_kept_runs(temp_root: Path, keep: int = 3) -> None:
         shutil.rmtree(mark.parent, ignore_errors=True)
 
 
+SHARED_SCOPES = {"module", "class", "package"}
+
+
+def pytest_itemcollected(item: pytest.Item) -> None:
+    """Keep the tests that share a fixture wider than a test on one xdist worker.
+
+    `make test` runs with `--dist loadgroup`. A module-scoped fixture is set up once per
+    worker that runs a test of its module: the e2e modules whose fixture plays a whole
+    game (or starts a server of its own) would play it once on every worker. Every test
+    using such a fixture joins its module's group as it is collected (xdist reads the
+    marks when the collection is done), so the fixture is set up once; any other test
+    goes to whichever worker is free. Automatic, so a new module fixture cannot be
+    forgotten.
+    """
+    info = getattr(item, "_fixtureinfo", None)
+    if info is None:
+        return
+    scopes = {d.scope for defs in info.name2fixturedefs.values() for d in defs}
+    if scopes & SHARED_SCOPES:
+        item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::", 1)[0]))
+
+
 collect_ignore = ["chaos"]
 """The fault scenarios run on their own (`make chaos`, after `make test` in CI): each
 owns its servers and takes up to a minute. Naming tests/chaos explicitly still runs them."""
