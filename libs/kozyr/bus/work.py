@@ -60,12 +60,13 @@ class MessageWorker:
         self._max_wait = max_wait
         self._stopping = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
+        self._subscription: JetStreamContext.PullSubscription | None = None
         self._running: set[asyncio.Task[None]] = set()
 
     async def start(self) -> None:
         """Create (or update) the consumer, bind to it and start pulling."""
         await ensure_consumer(self._js, self.spec)
-        subscription = await self._js.pull_subscribe_bind(
+        subscription = self._subscription = await self._js.pull_subscribe_bind(
             durable=self.spec.durable, stream=self.spec.stream
         )
         self._task = asyncio.create_task(self._pull(subscription), name=self.spec.durable)
@@ -161,3 +162,11 @@ class MessageWorker:
             for task in late:
                 task.cancel()
             await asyncio.gather(*self._running, return_exceptions=True)
+        if self._subscription is not None:
+            # JetStream answers a fetch that timed out here with a late "request timeout"
+            # status, which lands in the bound subscription's queue. Unread, it holds the
+            # connection's drain (the service's stop) for nats-py's whole drain_timeout,
+            # 30 s; unbinding drops it (an unacked message is redelivered anyway).
+            with contextlib.suppress(Exception):
+                await self._subscription.unsubscribe()
+            self._subscription = None
