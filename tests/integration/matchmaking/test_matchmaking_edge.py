@@ -1,20 +1,26 @@
 """Matchmaking's gRPC edge, in-process over a real socket (real PostgreSQL, NATS and table
-service): the leaderboard's ranks across pages, and who may watch a ticket once it is
-over."""
+service): the leaderboard's ranks across pages, who may watch a ticket once it is over,
+and a private table whose opening outlasts the call's wait."""
 
 from __future__ import annotations
+
+import asyncio
+from collections import Counter
 
 import grpc
 import pytest
 
 from kozyr.api.common.v1 import games_pb2
 from kozyr.api.matchmaking.v1 import matchmaking_service_pb2 as pb
+from kozyr.client import MatchmakingClient, TableClient
 from kozyr.matchmaking import decisions
 from kozyr.matchmaking.lobby import THREE_FIVE_EIGHT
 from kozyr.matchmaking.ratings import SeatOutcome
-from kozyr.runtime.errors import error_reason
-from tests.integration.matchmaking.conftest import RunningMatchmaking
+from kozyr.runtime.errors import error_details, error_reason
+from tests.integration.matchmaking.conftest import RunningMatchmaking, running_matchmaking
+from tests.integration.table.conftest import RunningTableService
 from tests.support.matchmaking import final_state
+from tests.support.tables import token
 
 pytestmark = pytest.mark.integration
 THREE = games_pb2.GAME_THREE_FIVE_EIGHT
@@ -71,3 +77,51 @@ async def test_an_ended_ticket_is_watched_by_its_players_only(
         assert refused.value.code() == grpc.StatusCode.PERMISSION_DENIED
         assert error_reason(refused.value) == "NOT_YOUR_TICKET"
         assert (await final_state(ana, ticket_id)).state == state
+
+
+HELD_SECONDS = 2.0
+"""How long the placement is held before its CreateTable (`create_delay_seconds`): ten
+times the call's wait, so the call always runs out of patience first."""
+
+
+async def open_by_retrying(
+    client: MatchmakingClient, request_id: str
+) -> pb.CreatePrivateTableResponse:
+    """Ask again with the same request id, as the UNAVAILABLE invites, until the table is
+    open (each attempt waits the service's short wait: no busy loop)."""
+    async with asyncio.timeout(HELD_SECONDS + 20):
+        while True:
+            try:
+                return await client.create_private_table(THREE, request_id=request_id)
+            except grpc.aio.AioRpcError as error:
+                if error_reason(error) != "TABLE_OPENING":
+                    raise
+
+
+async def test_a_slow_private_table_is_unavailable_and_still_opens_for_the_retry(
+    tables: RunningTableService, matchmaking_database_url: str, nats_url: str, subject_root: str
+) -> None:
+    """Placement outlasting the call's wait answers UNAVAILABLE TABLE_OPENING (retryable,
+    in the three languages) — and leaves the placement running: it is shared with any
+    retry, so a retry finds the table that placement opens. `complete_after` is set out
+    of reach so that no tick's `place_overdue` can rescue a placement the call killed."""
+    async with running_matchmaking(
+        matchmaking_database_url, nats_url, subject_root, tables.target,
+        create_delay_seconds=HELD_SECONDS, private_table_wait_seconds=0.2,
+        complete_after_seconds=3600,
+    ) as mm:  # fmt: skip
+        ana = mm.client("ana", retry=False)
+        with pytest.raises(grpc.aio.AioRpcError) as slow:
+            await ana.create_private_table(THREE, request_id="slow")
+        details = error_details(slow.value)
+        assert (details.code, details.reason) == (grpc.StatusCode.UNAVAILABLE, "TABLE_OPENING")
+        assert set(details.messages) == {"en", "ro", "it"}
+
+        opened = await open_by_retrying(ana, "slow")
+        assert [(s.player_id, s.seat) for s in opened.seats] == [("ana", 0)]
+        async with TableClient(tables.target, token("ana")) as at_table:
+            view = await at_table.get_table(opened.table_id)
+        assert view.table_id == opened.table_id
+        assert view.seat == 0
+        logged = Counter(e.type for e in await mm.lobby_events())
+        assert (logged["MatchDecided"], logged["MatchSeated"]) == (1, 1)  # one table
