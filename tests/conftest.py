@@ -24,7 +24,9 @@ import asyncpg
 import pytest
 from nats.aio.client import Client as NatsClient
 
+from kozyr.eventstore import migrate
 from kozyr.infra import EmbeddedNats, Infrastructure, libpq_dsn, provision
+from tests.support.databases import fresh_database
 from tests.support.timing import RunTiming
 
 RUN_DIR_PREFIX = "kozyr-tests-"
@@ -147,6 +149,15 @@ async def database_url(infra: Infrastructure) -> AsyncIterator[str]:
         await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
     finally:
         await admin.close()
+
+
+@pytest.fixture
+async def matchmaking_database_url(infra: Infrastructure) -> AsyncIterator[str]:
+    """Matchmaking's own fresh database, migrated: each service that appends events has
+    a database of its own (the table's is `database_url`), as deployed."""
+    async with fresh_database(infra) as url:
+        await migrate(url)
+        yield url
 
 
 @pytest.fixture

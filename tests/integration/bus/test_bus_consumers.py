@@ -8,6 +8,8 @@ from collections.abc import AsyncIterator
 
 import nats
 import pytest
+from nats.aio.msg import Msg
+from nats.errors import DrainTimeoutError
 from nats.js import JetStreamContext
 
 from kozyr.bus.codec import encode_event, event_headers
@@ -19,6 +21,7 @@ from kozyr.bus.consumers import (
 )
 from kozyr.bus.streams import TABLE_CATEGORIES, ensure_event_streams, jetstream_name
 from kozyr.bus.subjects import category_filter, event_type_filter, subject_for
+from kozyr.bus.work import MessageWorker
 from kozyr.eventstore import InMemoryEventStore, NewEvent, RecordedEvent
 
 pytestmark = pytest.mark.integration
@@ -157,3 +160,37 @@ async def test_ensure_consumer_is_idempotent_and_filters_by_type(
     subscription = await EventSubscription.bind(js, spec)
     deliveries = await subscription.fetch(10, max_wait=2)
     assert [d.event.type for d in deliveries] == ["TableFinished"]
+
+
+async def test_a_stopped_worker_lets_its_connection_drain_at_once(
+    nats_url: str, subject_root: str
+) -> None:
+    """A service stops its workers, then drains its NATS connection (matchmaking, bots,
+    clock). An idle worker's fetch times out on the client a moment before JetStream's
+    "request timeout" reply comes; unread, that reply holds the subscription's drain —
+    the service's stop — for nats-py's whole drain_timeout (30 s), past any shutdown
+    grace. A stopped worker must let go of its subscription."""
+    errors: list[Exception] = []
+
+    async def note(error: Exception) -> None:
+        errors.append(error)
+
+    # nats-py reports a drain that ran out of time to error_cb (it swallows a deadline's
+    # cancellation): a short drain_timeout and the reports tell.
+    client = await nats.connect(nats_url, drain_timeout=5, error_cb=note)
+    js = client.jetstream()
+    await ensure_event_streams(js, subject_root, TABLE_CATEGORIES)
+
+    async def handle(message: Msg) -> None:
+        raise AssertionError("nothing was published")
+
+    spec = spec_for(subject_root, durable="idle")
+    worker = MessageWorker(js, spec, handle)
+    await worker.start()
+    async with asyncio.timeout(10):  # the worker's first fetch is waiting at the server
+        while not (await js.consumer_info(spec.stream, spec.durable)).num_waiting:
+            pass
+    await worker.stop()  # waits the fetch out: it times out empty
+    await client.drain()
+    assert client.is_closed
+    assert not [e for e in errors if isinstance(e, DrainTimeoutError)]
