@@ -48,11 +48,14 @@ proto: $(STAMP)
 run: install
 	$(BIN)/python -m kozyr.devstack
 
-## The whole test suite: unit, integration and e2e, against real servers. Runs at once on
-## one machine share nothing: each has its own temp folder, servers, ports (tests/conftest.py);
-## no pytest cache in the work tree either.
+## The whole test suite: unit, integration and e2e, against real servers, on TEST_WORKERS
+## pytest-xdist workers (each with its own embedded PostgreSQL and NATS; tests sharing a
+## module fixture stay on one worker). Runs at once on one machine share nothing: each has
+## its own temp folder, servers, ports (tests/conftest.py); no pytest cache in the work tree
+## either. Prints its wall time and its slowest tests at the end (docs/testing.md).
+TEST_WORKERS ?= 4
 test: install
-	$(BIN)/python -m pytest -p no:cacheprovider
+	$(BIN)/python -m pytest -p no:cacheprovider -n $(TEST_WORKERS) --dist loadgroup
 
 ## The unit tests alone (no server), on every core: well under a minute.
 test-fast: install

@@ -24,8 +24,11 @@ import asyncpg
 import pytest
 from nats.aio.client import Client as NatsClient
 
+from kozyr.eventstore import migrate
 from kozyr.infra import EmbeddedNats, Infrastructure, libpq_dsn, provision
 from tests.support.clock import SCHEDULES_SINCE, server_version
+from tests.support.databases import fresh_database
+from tests.support.timing import RunTiming
 
 RUN_DIR_PREFIX = "kozyr-tests-"
 _RUN_DIR = pytest.StashKey[Path]()
@@ -42,8 +45,14 @@ def pytest_configure(config: pytest.Config) -> None:
     first one is going can delete the data folders of the first run's embedded
     PostgreSQL and NATS. A folder made with mkdtemp is this run's alone. xdist workers
     get theirs from the controller (set before pytest's own hook reads the option).
+
+    The controller (or a run without workers) also prints the run's wall time and
+    slowest tests at the end (`tests.support.timing`): it receives every worker's reports.
     """
-    if config.option.basetemp is not None or hasattr(config, "workerinput"):
+    if hasattr(config, "workerinput"):
+        return
+    config.pluginmanager.register(RunTiming(), "kozyr-run-timing")
+    if config.option.basetemp is not None:
         return
     run_dir = Path(tempfile.mkdtemp(prefix=RUN_DIR_PREFIX))
     config.stash[_RUN_DIR] = run_dir
@@ -92,6 +101,28 @@ def _prune_kept_runs(temp_root: Path, keep: int = 3) -> None:
         shutil.rmtree(mark.parent, ignore_errors=True)
 
 
+SHARED_SCOPES = {"module", "class", "package"}
+
+
+def pytest_itemcollected(item: pytest.Item) -> None:
+    """Keep the tests that share a fixture wider than a test on one xdist worker.
+
+    `make test` runs with `--dist loadgroup`. A module-scoped fixture is set up once per
+    worker that runs a test of its module: the e2e modules whose fixture plays a whole
+    game (or starts a server of its own) would play it once on every worker. Every test
+    using such a fixture joins its module's group as it is collected (xdist reads the
+    marks when the collection is done), so the fixture is set up once; any other test
+    goes to whichever worker is free. Automatic, so a new module fixture cannot be
+    forgotten.
+    """
+    info = getattr(item, "_fixtureinfo", None)
+    if info is None:
+        return
+    scopes = {d.scope for defs in info.name2fixturedefs.values() for d in defs}
+    if scopes & SHARED_SCOPES:
+        item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::", 1)[0]))
+
+
 collect_ignore = ["chaos"]
 """The fault scenarios run on their own (`make chaos`, after `make test` in CI): each
 owns its servers and takes up to a minute. Naming tests/chaos explicitly still runs them."""
@@ -119,6 +150,15 @@ async def database_url(infra: Infrastructure) -> AsyncIterator[str]:
         await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
     finally:
         await admin.close()
+
+
+@pytest.fixture
+async def matchmaking_database_url(infra: Infrastructure) -> AsyncIterator[str]:
+    """Matchmaking's own fresh database, migrated: each service that appends events has
+    a database of its own (the table's is `database_url`), as deployed."""
+    async with fresh_database(infra) as url:
+        await migrate(url)
+        yield url
 
 
 @pytest.fixture

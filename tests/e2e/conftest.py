@@ -23,7 +23,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, ClassVar
 
-import asyncpg
 import grpc
 import nats
 import pytest
@@ -32,9 +31,10 @@ from nats.js.errors import NotFoundError
 
 from kozyr.bus.streams import EVERY_CATEGORY, jetstream_name
 from kozyr.eventstore import migrate
-from kozyr.infra import Infrastructure, free_port, libpq_dsn
+from kozyr.infra import Infrastructure, free_port
 from kozyr.infra.servers import spawn
 from kozyr.table.service import SERVICE_NAME
+from tests.support.databases import fresh_database
 from tests.support.tables import JWT_KEY
 
 pytest.register_assert_rewrite("tests.e2e.checks", "tests.e2e.leaks")
@@ -218,34 +218,6 @@ async def _delete_jetstream_stream(nats_url: str, subject_root: str) -> None:
                 await nc.jetstream().delete_stream(jetstream_name(tree, subject_root))
     finally:
         await nc.close()
-
-
-@contextlib.asynccontextmanager
-async def fresh_database(infra: Infrastructure) -> AsyncIterator[str]:
-    """A new empty database (for module-scoped games, which cannot use `database_url`)."""
-    name = f"e2e_{uuid.uuid4().hex[:16]}"
-    admin = await asyncpg.connect(libpq_dsn(infra.database_url))
-    try:
-        await admin.execute(f'CREATE DATABASE "{name}"')
-    finally:
-        await admin.close()
-    try:
-        yield infra.database_url_for(name)
-    finally:
-        admin = await asyncpg.connect(libpq_dsn(infra.database_url))
-        try:
-            await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        finally:
-            await admin.close()
-
-
-@pytest.fixture
-async def matchmaking_database_url(infra: Infrastructure) -> AsyncIterator[str]:
-    """Matchmaking's own fresh database, migrated: each service that appends events has
-    a database of its own (the table's is `database_url`), as deployed."""
-    async with fresh_database(infra) as url:
-        await migrate(url)
-        yield url
 
 
 def unique_subject_root() -> str:

@@ -36,8 +36,9 @@ from kozyr.api.common.v1 import games_pb2
 from kozyr.client import TableClient
 from kozyr.infra import EmbeddedNats, Infrastructure, free_port
 from kozyr.runtime.auth import Role, mint_token
-from tests.e2e.conftest import TableServiceProcess, fresh_database
+from tests.e2e.conftest import TableServiceProcess
 from tests.e2e.moderation import kozyr_cli
+from tests.support.databases import fresh_database
 from tools.check_deploy import compose_config
 
 pytestmark = pytest.mark.e2e

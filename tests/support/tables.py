@@ -6,9 +6,12 @@ legal actions, so a client needs no rules of its own (DESIGN.md §6).
 
 from __future__ import annotations
 
+import functools
 import random
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
 
 import grpc
 
@@ -16,7 +19,11 @@ from kozyr.api.table.v1 import actions_pb2, views_pb2
 from kozyr.api.table.v1 import table_service_pb2_grpc as pb_grpc
 from kozyr.client import TableClient
 from kozyr.client.channel import channel_options
+from kozyr.eventstore import InMemoryEventStore
+from kozyr.games import khozor_teams
 from kozyr.runtime.auth import Role, mint_token
+from kozyr.table.app import Actor, TableApp
+from kozyr.tables.model import Table
 
 JWT_KEY = "kozyr-test-secret-kozyr-test-secret-0123456789"
 
@@ -88,3 +95,45 @@ async def play_to_the_end(
         for client in clients.values():
             await client.close()
     raise AssertionError(f"table {table_id} not over after {moves} moves")
+
+
+KHOZOR_PLAYERS = tuple(f"p{i}" for i in range(8))
+
+
+def signal_taps(table: Table, seat: int) -> list[khozor_teams.ToggleSignal]:
+    """The signal taps `seat` may make now (a set its hand holds, or a clear)."""
+    return [
+        c
+        for c in table.game.legal_commands(table.state, seat)
+        if isinstance(c, khozor_teams.ToggleSignal)
+    ]
+
+
+async def khozor_tables(
+    clock: Callable[[], datetime] = lambda: datetime.now(UTC), **app_options: Any
+) -> AsyncIterator[tuple[TableApp, Table]]:
+    """Fresh Khözör tables, each in an in-memory store of its own, dealt from seeds 0, 1,
+    2, ... (the same deals every run): a test takes the first that deals what it needs.
+
+    Which seat holds a set depends on the deal, so a test about a seat's signals looks
+    for a deal that gives that seat one rather than taking whichever seat a random deal
+    gives (which would test seat 0 only now and then). `clock` is the store's and the
+    application's (the log's recorded times and the tap limit's "now").
+    """
+    seed = 0
+    while True:
+        app = TableApp(
+            InMemoryEventStore(clock=clock),
+            clock=clock,
+            new_seed=functools.partial(random.Random(seed).randbytes, 32),
+            **app_options,
+        )
+        created = await app.create(
+            request_id=f"khozor-{seed}",
+            game_id=khozor_teams.GAME_ID,
+            options={},
+            seats=KHOZOR_PLAYERS,
+            actor=Actor("matchmaking", "service"),
+        )
+        yield app, created.table
+        seed += 1

@@ -60,15 +60,16 @@ class MessageWorker:
         self._max_wait = max_wait
         self._stopping = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
-        self._subscription: JetStreamContext.PullSubscription | None = None
         self._running: set[asyncio.Task[None]] = set()
+        self._subscription: JetStreamContext.PullSubscription | None = None
 
     async def start(self) -> None:
         """Create (or update) the consumer, bind to it and start pulling."""
         await ensure_consumer(self._js, self.spec)
-        subscription = self._subscription = await self._js.pull_subscribe_bind(
+        subscription = await self._js.pull_subscribe_bind(
             durable=self.spec.durable, stream=self.spec.stream
         )
+        self._subscription = subscription
         self._task = asyncio.create_task(self._pull(subscription), name=self.spec.durable)
 
     async def _pull(self, subscription: JetStreamContext.PullSubscription) -> None:
@@ -157,15 +158,19 @@ class MessageWorker:
         if self._task is not None:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
-        if self._subscription is not None:
-            # Its inbox may hold the server's late answers to expired fetches, which
-            # nobody reads now: a drain of the connection would wait for them until its
-            # timeout. Acks of the handlers still running need no subscription.
-            with contextlib.suppress(Exception):
-                await self._subscription.unsubscribe()
-            self._subscription = None
         if self._running:
             _, late = await asyncio.wait(set(self._running), timeout=grace)
             for task in late:
                 task.cancel()
             await asyncio.gather(*self._running, return_exceptions=True)
+        await self._unsubscribe()
+
+    async def _unsubscribe(self) -> None:
+        """Leave the pull subscription: a message that reached its queue after the last
+        fetch would make the connection's drain wait for it (nats-py joins the queue,
+        which nobody reads any more) until the drain timed out — the service's whole
+        shutdown grace. Unacked, such a message is redelivered anyway."""
+        subscription, self._subscription = self._subscription, None
+        if subscription is not None:
+            with contextlib.suppress(Exception):  # the connection is already gone
+                await subscription.unsubscribe()

@@ -25,7 +25,7 @@ import functools
 import hashlib
 import sys
 import typing
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from datetime import datetime
 from pathlib import Path
 from types import ModuleType
@@ -91,13 +91,24 @@ def _module_of(rules: object) -> ModuleType:
 
 @functools.cache
 def fold_key() -> str:
-    """A digest of `fold_sources()`, computed once per process.
+    """The `code_key` of `fold_sources()`, computed once per process.
 
     Any change to that code (a rule, a field, an event) gives new snapshots a new key, and
     the old ones are ignored (then replaced): nobody has to remember to bump a version.
     """
+    return code_key(fold_sources())
+
+
+def code_key(sources: Iterable[Path]) -> str:
+    """A digest of what the files say, each under its folder's and its own name.
+
+    The bytes are the key, not the names: a fold changed under the same file names is
+    another fold. The folders above are not: the same code installed elsewhere (another
+    virtualenv, another replica's image) gives the same key, so replicas share their
+    snapshots instead of each dropping the others' (a store keeps one key per stream).
+    """
     digest = hashlib.sha256(f"table-snapshot-format-{FORMAT}".encode())
-    for path in fold_sources():
+    for path in sources:
         digest.update(f"{path.parent.name}/{path.name}".encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()[:32]

@@ -127,7 +127,7 @@ class MatchmakingService:
         )
         self.servicer = MatchmakingServicer(
             self.book, self.ratings, self.placer, self.clock, matchmaking.rules,
-            self.server.shutting_down,
+            self.server.shutting_down, place_seconds=matchmaking.private_table_wait_seconds,
         )  # fmt: skip
         self._nc: NatsClient | None = None
         self._workers: list[MessageWorker] = []

@@ -50,6 +50,8 @@ STATES = {
 }
 WATCH_POLL_SECONDS = 1.0
 PLACE_SECONDS = 10.0
+"""How long CreatePrivateTable waits for its table by default
+(`KOZYR_MATCHMAKING_PRIVATE_TABLE_WAIT_SECONDS`)."""
 
 
 def _request_id(value: str) -> str:
@@ -133,12 +135,15 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
         clock: Clock,
         rules: MatchRules,
         shutting_down: asyncio.Event | None = None,
+        *,
+        place_seconds: float = PLACE_SECONDS,
     ) -> None:
         self._book = book
         self._ratings = ratings
         self._placer = placer
         self._clock = clock
         self._rules = rules
+        self._place_seconds = place_seconds
         self.shutting_down = shutting_down or asyncio.Event()
 
     # ------------------------------------------------------------------ tickets
@@ -317,7 +322,14 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
             )  # fmt: skip
             match = self._book.lobby.matches.get(match_id)
             if match is not None:
-                await asyncio.wait_for(self._placer.place_soon(match), PLACE_SECONDS)
+                # asyncio.wait, not wait_for: the placement task is shared (a retry of
+                # this call and the tick's place_overdue get the same one), so running
+                # out of patience here must not cancel it — the table still opens, and
+                # the retry the UNAVAILABLE invites finds it.
+                placing = self._placer.place_soon(match)
+                done, _ = await asyncio.wait({placing}, timeout=self._place_seconds)
+                if not done:
+                    raise texts.table_opening()
         table_id = self._book.lobby.made.get(match_id)
         if table_id is None:
             raise table_service_unavailable()

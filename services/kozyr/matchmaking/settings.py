@@ -43,6 +43,12 @@ class MatchmakingSettings(BaseSettings):
         description="A decided match whose table is still not open this long after is "
         "completed by any replica (its decider died).",
     )
+    private_table_wait_seconds: float = Field(
+        10.0,
+        gt=0,
+        description="How long CreatePrivateTable waits for its table before answering "
+        "UNAVAILABLE TABLE_OPENING (the table is still opened: a retry returns it).",
+    )
     clock_offset_file: Path | None = Field(
         None, description="Tests only: a file with the seconds the clock runs ahead."
     )

@@ -310,3 +310,18 @@ def busy() -> Unavailable:
             "it": "La coda è molto affollata ora: riprova tra poco.",
         },
     )
+
+
+def table_opening() -> Unavailable:
+    """UNAVAILABLE, retryable: the private table is still being opened (the table service
+    is slow). Its opening goes on; the same request id asked again returns it."""
+    return Unavailable(
+        "TABLE_OPENING",
+        {
+            "en": "Your table is still being opened: ask again shortly with the same request_id.",
+            "ro": "Masa dumneavoastră încă se deschide: cereți-o din nou în curând, cu același "
+            "request_id.",
+            "it": "Il tuo tavolo si sta ancora aprendo: richiedilo tra poco con lo stesso "
+            "request_id.",
+        },
+    )

@@ -60,18 +60,45 @@ async def tap(clock_stack: ClockStack) -> AsyncIterator[PublicTap]:
     await tapped.close()
 
 
-@pytest.mark.timeout(900)
-async def test_a_table_nobody_plays_ends_by_expiries_and_verifies(
+THREE_FIVE_EIGHT_KINDS = {"contract", "discard", "exchange_give", "play"}
+"""Every kind of 3-5-8 decision the clock can time. The exchange first comes in deal 2:
+the first deal has none (RULES.md)."""
+
+
+@pytest.mark.timeout(300)
+async def test_expiries_alone_carry_a_3_5_8_table_through_every_kind_of_turn(
     clock_stack: ClockStack, tap: PublicTap
 ) -> None:
+    """Nobody plays: the clock's expiries alone play two whole deals — every kind of
+    3-5-8 turn, each deal scored and the next one dealt — and the table verifies.
+
+    Why two deals and not the 18 of a game (about 950 turns at NATS's 250 ms schedule
+    tick: four minutes): what the clock and the table do per turn does not change from
+    one deal to the next, and that is what this test is about. That the default moves
+    alone finish a 3-5-8 game is proved on the pure rules
+    (tests/unit/games/test_three_five_eight_rules.py, 18 deals of default moves), and
+    that expiries alone finish a game through the services — the last turn's expiry,
+    the table's end, the clock setting no further timer — by the Khözör match below,
+    whose ending takes the same path (the table's `is_over`, whatever the game).
+    """
     await clock_stack.start_clock(clock_time_offset_seconds=OFFSET, **QUIET)
     (table_id,) = await _open_tables(clock_stack, 1)
     started = asyncio.get_running_loop().time()
-    await tap.wait_for(lambda: tap.finished(table_id), seconds=800)
+
+    def two_deals_and_every_kind_expired() -> bool:
+        kinds = {s.event.turn_started.kind for s in tap.of(table_id, "turn_started")}
+        return len(tap.of(table_id, "deal_ended")) >= 2 and kinds >= THREE_FIVE_EIGHT_KINDS
+
+    await tap.wait_for(two_deals_and_every_kind_expired, seconds=240)
     took = asyncio.get_running_loop().time() - started
     ends, expired = tap.ends(table_id), tap.expired(table_id)
     assert ends == expired, "every turn ended by its expiry"
     assert set(expired.values()) == {1}, "and each once"
+    kinds = {
+        s.event.turn_started.number: s.event.turn_started.kind
+        for s in tap.of(table_id, "turn_started")
+    }
+    assert {kinds[n] for n in expired} >= THREE_FIVE_EIGHT_KINDS, "every kind of turn expired"
     late = tap.lateness(table_id, OFFSET)
     print(
         f"\n{len(expired)} turns expired in {took:.0f} s; lateness (to the relay's publish) "

@@ -14,7 +14,6 @@ from typing import Any, ClassVar, TypeVar
 
 import pytest
 
-from kozyr.api.matchmaking.v1 import matchmaking_service_pb2 as pb
 from kozyr.client import MatchmakingClient, TableClient
 from kozyr.eventstore import PostgresEventStore, RecordedEvent
 from kozyr.infra import free_port
@@ -25,7 +24,6 @@ from tests.e2e.conftest import Deployment, TableServiceProcess, deployed, servic
 from tests.support.tables import token
 
 T = TypeVar("T")
-FINAL = (pb.TICKET_STATE_MATCHED, pb.TICKET_STATE_CANCELLED, pb.TICKET_STATE_EXPIRED)
 
 
 class MatchmakingProcess(TableServiceProcess):
@@ -107,18 +105,6 @@ class MatchmakingStack:
             await client.close()
         for process in [*self.replicas, *self.others]:
             process.stop()
-
-
-async def final_state(client: MatchmakingClient, ticket_id: str) -> pb.WatchTicketResponse:
-    """The ticket's last state from WatchTicket (matched, cancelled or expired)."""
-    last = None
-    async with asyncio.timeout(30):
-        async for view in client.watch_ticket(ticket_id):
-            last = view
-            if view.state in FINAL:
-                break
-    assert last is not None
-    return last
 
 
 async def eventually(probe: Callable[[], Any], seconds: float = 30.0) -> Any:

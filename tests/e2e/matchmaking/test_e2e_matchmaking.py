@@ -29,9 +29,10 @@ from kozyr.matchmaking.ratebook import stream_of
 from kozyr.runtime.auth import Role
 from kozyr.runtime.errors import error_details, error_reason
 from tests.e2e.bots.games import GAME_SECONDS
-from tests.e2e.conftest import fresh_database
-from tests.e2e.matchmaking.conftest import MatchmakingStack, eventually, final_state
+from tests.e2e.matchmaking.conftest import MatchmakingStack, eventually
 from tests.e2e.players import ScriptedClient, chooser, play_table
+from tests.support.databases import fresh_database
+from tests.support.matchmaking import final_state
 from tests.support.tables import Seat, token
 
 pytestmark = pytest.mark.e2e

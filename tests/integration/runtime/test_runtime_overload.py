@@ -1,5 +1,7 @@
 """A burst of new calls from other processes: refused with codes clients retry, never
 CANCELLED, and the Python client's retry policy turns the refusals into successes.
+And the admission limits count server streams (a WatchTable) and unary calls apart:
+either limit reached refuses its own kind only.
 
 Issue 8, defect 5. grpc core cancels (CANCELLED, which clients do not retry) the calls
 of a burst that outgrow its queue of calls not yet taken by the application; the
@@ -12,10 +14,11 @@ the burst meets a full server — deterministically, whatever the machine's spee
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import sys
 from collections import Counter
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,6 +27,8 @@ import grpc
 import pytest
 from prometheus_client import REGISTRY
 
+from kozyr.api.table.v1 import table_service_pb2
+from kozyr.runtime.errors import error_details
 from kozyr.runtime.interceptors import AuthPolicy
 from kozyr.runtime.server import GrpcServer, ServiceSpec
 from kozyr.runtime.settings import load_settings
@@ -32,6 +37,9 @@ BURST_CLIENT = Path(__file__).with_name("burst_client.py")
 PROBE_SERVICE = "kozyr.testing.v1.OverloadProbe"
 HELD_CALLS = 8
 """The server's concurrency limit, all taken by Hold calls during a burst."""
+HELD_STREAMS = 2
+"""The server's limit of streams at once (another number than HELD_CALLS: limits that
+were mixed up would show)."""
 PROCESSES = 2
 CALLS_PER_PROCESS = 1_500
 HANG_GUARD_SECONDS = 120
@@ -40,7 +48,8 @@ HANG_GUARD_SECONDS = 120
 
 @dataclass
 class Probe:
-    """Hold: waits until released (takes a slot); Echo: answers at once."""
+    """Hold: waits until released (takes a slot); Echo: answers at once; Watch: a server
+    stream like WatchTable, which sends one message, then waits until released."""
 
     release: asyncio.Event = field(default_factory=asyncio.Event)
     all_held: asyncio.Event = field(default_factory=asyncio.Event)
@@ -56,11 +65,16 @@ class Probe:
     async def echo(self, request: bytes, context: Any) -> bytes:
         return b"echo"
 
+    async def watch(self, request: bytes, context: Any) -> AsyncIterator[bytes]:
+        yield b"watching"
+        await self.release.wait()
+
     def spec(self) -> ServiceSpec:
         def register(server: grpc.aio.Server) -> None:
             handlers = {
                 "Hold": grpc.unary_unary_rpc_method_handler(self.hold),
                 "Echo": grpc.unary_unary_rpc_method_handler(self.echo),
+                "Watch": grpc.unary_stream_rpc_method_handler(self.watch),
             }
             server.add_generic_rpc_handlers(
                 [grpc.method_handlers_generic_handler(PROBE_SERVICE, handlers)]
@@ -82,6 +96,7 @@ async def running() -> AsyncIterator[Running]:
         grpc_host="127.0.0.1",
         grpc_port=0,
         grpc_max_concurrent_calls=HELD_CALLS,
+        grpc_max_concurrent_streams=HELD_STREAMS,
         log_level="WARNING",
     )
     probe = Probe()
@@ -169,3 +184,57 @@ async def test_a_burst_that_outgrows_grpc_default_queue_still_reaches_the_handle
         codes = await burst(running.target, retry=False)
     assert set(codes) <= {"OK", "RESOURCE_EXHAUSTED"}, codes
     assert "CANCELLED" not in codes
+
+
+async def server_busy(call: Any) -> None:
+    """The call (a unary call's answer, or a stream's first message) is refused as
+    RESOURCE_EXHAUSTED SERVER_BUSY."""
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        async with asyncio.timeout(HANG_GUARD_SECONDS):
+            await call
+    assert caught.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED, caught.value
+    assert error_details(caught.value).reason == "SERVER_BUSY"
+
+
+@contextlib.contextmanager
+def cancelled_at_the_end(streams: list[Any]) -> Iterator[list[Any]]:
+    try:
+        yield streams
+    finally:
+        for stream in streams:
+            stream.cancel()
+
+
+async def test_a_full_stream_limit_refuses_streams_and_still_admits_unary_calls(
+    running: Running,
+) -> None:
+    watch_table = table_service_pb2.DESCRIPTOR.services_by_name["TableService"].methods_by_name[
+        "WatchTable"
+    ]
+    assert (watch_table.client_streaming, watch_table.server_streaming) == (False, True), (
+        "Watch has WatchTable's shape: one request, a stream of responses"
+    )
+    async with grpc.aio.insecure_channel(running.target) as channel:
+        watch = channel.unary_stream(f"/{PROBE_SERVICE}/Watch")
+        echo = channel.unary_unary(f"/{PROBE_SERVICE}/Echo")
+        with cancelled_at_the_end([watch(b"") for _ in range(HELD_STREAMS)]) as streams:
+            async with asyncio.timeout(HANG_GUARD_SECONDS):  # each admitted and running
+                assert [await s.read() for s in streams] == [b"watching"] * HELD_STREAMS
+            with cancelled_at_the_end([watch(b"")]) as [another]:
+                await server_busy(another.read())
+            assert await echo(b"") == b"echo", "a unary call is no stream"
+
+
+async def test_a_full_unary_limit_refuses_unary_calls_and_still_admits_streams(
+    running: Running,
+) -> None:
+    async with grpc.aio.insecure_channel(running.target) as channel:
+        watch = channel.unary_stream(f"/{PROBE_SERVICE}/Watch")
+        echo = channel.unary_unary(f"/{PROBE_SERVICE}/Echo")
+        held = await hold_every_slot(running, channel)
+        await server_busy(echo(b""))
+        with cancelled_at_the_end([watch(b"") for _ in range(HELD_STREAMS)]) as streams:
+            async with asyncio.timeout(HANG_GUARD_SECONDS):
+                assert [await s.read() for s in streams] == [b"watching"] * HELD_STREAMS
+        running.probe.release.set()
+        assert [await call for call in held] == [b"held"] * HELD_CALLS

@@ -1,6 +1,7 @@
 """The table service on a hung PostgreSQL (SIGSTOPped): moves fail promptly with
 UNAVAILABLE — or DEADLINE_EXCEEDED when the caller's deadline comes first — and once
-the server resumes the same request completes exactly once and the log verifies.
+the server resumes the same request completes exactly once and the log verifies. A
+statement PostgreSQL itself cancels (its statement timeout) is UNAVAILABLE too.
 
 Issue 8, defect 6. This module runs its own PostgreSQL (`EmbeddedPostgres`), frozen and
 thawed by the tests, never the session's shared server; NATS is the shared one.
@@ -10,10 +11,12 @@ timeout of the service (30 s) where the answer must come from the service itself
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 
+import asyncpg
 import grpc
 import pytest
 from prometheus_client import REGISTRY
@@ -22,11 +25,13 @@ from kozyr.api.common.v1 import games_pb2
 from kozyr.api.table.v1 import table_service_pb2 as pb
 from kozyr.client import TableClient
 from kozyr.eventstore import migrate
+from kozyr.eventstore.urls import asyncpg_dsn
 from kozyr.infra import EmbeddedPostgres
 from kozyr.runtime.auth import Role
 from kozyr.runtime.errors import error_details
 from kozyr.table.service import SERVICE_NAME, TableService
 from kozyr.tables.repository import stream_of
+from tests.integration.eventstore.test_eventstore_postgres import wait_for_backend
 from tests.integration.table.conftest import table_settings
 from tests.support.tables import token
 
@@ -197,4 +202,44 @@ async def test_the_callers_deadline_ends_a_move_waiting_on_a_hung_database(
     assert server_answers("DEADLINE_EXCEEDED") == answered_before + 1, (
         "the service ended the handler at the deadline itself (not cancelled by grpc)"
     )
+    await settles_once(patient, move)
+
+
+async def test_a_statement_postgresql_cancels_is_unavailable_then_settles_once(
+    patient: Running,
+) -> None:
+    """PostgreSQL ends a statement that outlives its `statement_timeout` with SQLSTATE
+    57014 (query_canceled), the error an operator's `pg_cancel_backend` also gives: the
+    caller must get UNAVAILABLE (retry), never INTERNAL.
+
+    The move's append waits on a row lock the test holds, and the test cancels it. A
+    real statement timeout would race the store's equal client-side timeout (which
+    usually fires first and is the hung-server case above); the cancel is the server's
+    57014 every time. The store's timeouts here are far away, so nothing else ends it.
+    """
+    move = await next_move(patient.target)
+    blocker = await asyncpg.connect(asyncpg_dsn(patient.postgres.url()))
+    try:
+        # A real statement timeout ends with the very error the cancel below gives.
+        await blocker.execute("SET statement_timeout = 10")
+        with pytest.raises(asyncpg.QueryCanceledError) as timed_out:
+            await blocker.execute("SELECT pg_sleep(30)")
+        assert timed_out.value.sqlstate == "57014"
+        await blocker.execute("RESET statement_timeout")
+
+        async with blocker.transaction():
+            await blocker.execute(
+                "SELECT 1 FROM streams WHERE id = $1 FOR UPDATE", stream_of(move.request.table_id)
+            )
+            answer = asyncio.ensure_future(
+                submit(patient.target, move, deadline=CALLER_DEADLINE_SECONDS)
+            )
+            waiting = await wait_for_backend(blocker, "kozyr-eventstore", "Lock")
+            assert await blocker.fetchval("SELECT pg_cancel_backend($1)", waiting)
+            with pytest.raises(grpc.aio.AioRpcError) as caught:
+                await answer
+    finally:
+        await blocker.close()
+    assert caught.value.code() == grpc.StatusCode.UNAVAILABLE, caught.value
+    assert error_details(caught.value).reason == "STORE_UNAVAILABLE"
     await settles_once(patient, move)

@@ -128,6 +128,21 @@ async def test_pages_list_every_table_once_newest_first(
             grpc.StatusCode.INVALID_ARGUMENT,
         )
         assert reason == "INVALID_PAGE_TOKEN", "a token is bound to its filters"
+        # ... the state among them (every filter, every pair: tests/unit/table/test_listing.py)
+        open_page = await admin.list_tables(player_id="ana", state=OPEN, page_size=1)
+        for state in (FINISHED, pb.TABLE_STATE_UNSPECIFIED):
+            reason, messages = await _refusal(
+                admin.list_tables(
+                    player_id="ana", state=state, page_token=open_page.next_page_token
+                ),
+                grpc.StatusCode.INVALID_ARGUMENT,
+            )
+            assert reason == "INVALID_PAGE_TOKEN", state
+            assert set(messages) == {"en", "ro", "it"}
+        more = await admin.list_tables(
+            player_id="ana", state=OPEN, page_size=1, page_token=open_page.next_page_token
+        )
+        assert _ids(more) == _ids(await admin.list_tables(player_id="ana", page_size=2))[1:]
 
 
 async def test_bad_filters_are_refused_in_three_languages(

@@ -59,6 +59,9 @@ def test_the_body_is_plain_json_and_the_headers_route_it() -> None:
         json.dumps({**json.loads(encode_event(sample())), "position": True}).encode(),
         json.dumps({**json.loads(encode_event(sample())), "data": []}).encode(),
     ],
+    # Named, not shown: the samples' event ids are random, and every xdist worker must
+    # collect the same test ids.
+    ids=["not-json", "a-list", "no-fields", "position-a-string", "position-a-bool", "data-a-list"],
 )
 def test_malformed_messages_are_recognised(payload: bytes) -> None:
     with pytest.raises(MalformedEventMessage):

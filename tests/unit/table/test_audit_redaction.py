@@ -14,6 +14,9 @@ from tests.unit.table.test_audit_games import cards_named, played
 
 PUBLIC_358 = {"CardPlayed", "TrickTaken"}
 """3-5-8 steps whose cards every seat sees (played cards)."""
+BOTH_TEAMS_SIGNAL = 2
+"""The seed of a scripted Khözör match in which seats of both teams signal (in the
+first one only team A does: no seat would have the other team's signals to miss)."""
 
 
 def private_358_cards(deal: audit.DealReplay, seat: int) -> set[str]:
@@ -78,7 +81,7 @@ def test_the_declarer_alone_sees_talon_and_discards() -> None:
                 assert "4 cards" in audit.step_text(taken.type, taken.data)
 
 
-@pytest.mark.parametrize("seat", [0, 3, 6])
+@pytest.mark.parametrize("seat", range(khozor_teams.SEATS))
 def test_a_khozor_seat_sees_no_card_in_its_history(seat: int) -> None:
     game = played(khozor_teams.GAME_ID)
     everything = audit.replay(game.events)
@@ -94,12 +97,14 @@ def test_a_khozor_seat_sees_no_card_in_its_history(seat: int) -> None:
         assert full.start.data["seed"] not in json.dumps(seen.start.to_dict())
 
 
-def test_khozor_signals_of_the_other_team_are_left_out() -> None:
-    game = played(khozor_teams.GAME_ID)
+@pytest.mark.parametrize("seat", [*range(khozor_teams.SEATS), None])
+def test_khozor_signals_of_the_other_team_are_left_out(seat: int | None) -> None:
+    """Every seat's replay (seat 0 is a seat like the others) holds its own team's
+    signals, in place, and none of the other team's; the moderator's (None) holds all."""
+    game = played(khozor_teams.GAME_ID, BOTH_TEAMS_SIGNAL)
     signals = [e for e in game.events if e.type in ("SignalSet", "SignalCleared")]
-    assert signals, "the scripted match toggles signals now and then"
-    seat = signals[0].data["seat"]
-    teammate = khozor_teams.team_of(seat)
+    teams = {khozor_teams.team_of(e.data["seat"]) for e in signals}
+    assert teams == set(khozor_teams.Team), "this scripted match has both teams signal"
 
     def signal_positions(replay: audit.Replay) -> list[int]:
         return [
@@ -109,9 +114,11 @@ def test_khozor_signals_of_the_other_team_are_left_out() -> None:
             if s.type in ("SignalSet", "SignalCleared")
         ]
 
-    own_team = [e.position for e in signals if khozor_teams.team_of(e.data["seat"]) is teammate]
-    assert signal_positions(audit.replay(game.events, seat)) == own_team
-    assert signal_positions(audit.replay(game.events)) == [e.position for e in signals]
+    team = khozor_teams.team_of(seat) if seat is not None else None
+    seen = [
+        e.position for e in signals if team is None or khozor_teams.team_of(e.data["seat"]) is team
+    ]
+    assert signal_positions(audit.replay(game.events, seat)) == seen
 
 
 def test_the_seat_replay_text_is_what_the_seat_saw() -> None:

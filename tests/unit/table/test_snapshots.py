@@ -9,10 +9,13 @@ a snapshot load (reads only what follows the snapshot) from a full replay (reads
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
+import os
 import random
-from collections.abc import Callable, Mapping
+import shutil
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -243,6 +246,67 @@ def test_the_fold_key_covers_the_rules_the_table_model_and_the_codec() -> None:
     for module in (three_five_eight.transitions, khozor_teams.rules, model, snapshots):
         assert Path(module.__file__ or "") in sources
     assert len(fold_key()) == 32
+
+
+def _copied(sources: list[Path], root: Path) -> list[Path]:
+    """The files copied under `root`, each in a folder named as its own (names, bytes and
+    modification times kept): the same code, installed somewhere else."""
+    copies = []
+    for number, path in enumerate(sources):
+        copy = root / str(number) / path.parent.name / path.name
+        copy.parent.mkdir(parents=True)
+        shutil.copy2(path, copy)
+        copies.append(copy)
+    return copies
+
+
+@contextlib.contextmanager
+def _one_byte_changed(path: Path) -> Iterator[None]:
+    """The file with one byte changed in place: same name, same size, same times."""
+    original = path.read_bytes()
+    times = path.stat()
+    changed = bytearray(original)
+    changed[len(changed) // 2] ^= 0x01
+    path.write_bytes(bytes(changed))
+    os.utime(path, ns=(times.st_atime_ns, times.st_mtime_ns))
+    try:
+        yield
+    finally:
+        path.write_bytes(original)
+
+
+def test_the_fold_key_is_the_code_s_bytes_not_its_file_names(tmp_path: Path) -> None:
+    """Change any one file of the fold, keeping its name, size and time (an edited rule,
+    a new bytecode-level difference of the same module): the key changes. The same
+    files elsewhere keep it."""
+    sources = snapshots.fold_sources()
+    copies = _copied(sources, tmp_path)
+    key = snapshots.code_key(sources)
+    assert snapshots.code_key(copies) == key, "where the code is installed does not matter"
+    for copy in copies:
+        with _one_byte_changed(copy):
+            assert snapshots.code_key(copies) != key, copy.relative_to(tmp_path)
+        assert snapshots.code_key(copies) == key
+
+
+async def test_a_snapshot_of_the_fold_before_its_code_changed_is_ignored(tmp_path: Path) -> None:
+    """A snapshot saved by the fold as it was is read by that same code, and ignored (a
+    full replay) by the fold whose rules changed under the same file names."""
+    game = await unsnapshotted()
+    copies = _copied(snapshots.fold_sources(), tmp_path)
+    rules = next(c for c in copies if c.name == "transitions.py")  # 3-5-8's own rules
+    version = len(game.folds) // 2
+    before = snapshots.code_key(copies)
+    data = encode_table(game.folds[version - 1])
+    assert await game.store.save_snapshot(game.stream, version, before, data)
+
+    for changed, reads_from in ((False, [version]), (True, [0])):
+        with _one_byte_changed(rules) if changed else contextlib.nullcontext():
+            repository = TableRepository(game.store)
+            repository.snapshots.key = snapshots.code_key(copies)
+        game.store.reads_from.clear()
+        assert await repository.load(game.table.table_id) == game.folds[-1]
+        assert game.store.reads_from == reads_from, f"rules changed: {changed}"
 
 
 async def test_a_table_holding_a_class_the_codec_cannot_name_is_not_snapshotted() -> None:

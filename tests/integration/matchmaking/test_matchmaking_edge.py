@@ -1,0 +1,127 @@
+"""Matchmaking's gRPC edge, in-process over a real socket (real PostgreSQL, NATS and table
+service): the leaderboard's ranks across pages, who may watch a ticket once it is over,
+and a private table whose opening outlasts the call's wait."""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+
+import grpc
+import pytest
+
+from kozyr.api.common.v1 import games_pb2
+from kozyr.api.matchmaking.v1 import matchmaking_service_pb2 as pb
+from kozyr.client import MatchmakingClient, TableClient
+from kozyr.matchmaking import decisions
+from kozyr.matchmaking.lobby import THREE_FIVE_EIGHT
+from kozyr.matchmaking.ratings import SeatOutcome
+from kozyr.runtime.errors import error_details, error_reason
+from tests.integration.matchmaking.conftest import RunningMatchmaking, running_matchmaking
+from tests.integration.table.conftest import RunningTableService
+from tests.support.matchmaking import final_state
+from tests.support.tables import token
+
+pytestmark = pytest.mark.integration
+THREE = games_pb2.GAME_THREE_FIVE_EIGHT
+
+
+async def test_leaderboard_ranks_continue_across_pages(matchmaking: RunningMatchmaking) -> None:
+    """A page's ranks count from the page's start, not from 1: page 2 of size 2 holds
+    ranks 3 and 4. Each page is checked against the one whole page, whose ranks 1…n
+    need no offset at all."""
+    ratings = matchmaking.service.ratings
+    await ratings.record("t-1", THREE_FIVE_EIGHT, [
+        SeatOutcome(0, "p1", 1, 20), SeatOutcome(1, "p2", 2, 0), SeatOutcome(2, "p3", 3, -20),
+    ])  # fmt: skip
+    await ratings.record("t-2", THREE_FIVE_EIGHT, [
+        SeatOutcome(0, "p4", 1, 20), SeatOutcome(1, "p5", 2, 0), SeatOutcome(2, "", 3, -20),
+    ])  # fmt: skip
+    reader = matchmaking.client("ana")
+    whole = await reader.leaderboard(THREE, page_size=200)
+    assert [e.rank for e in whole.entries] == [1, 2, 3, 4, 5]
+    assert whole.next_page_token == ""
+
+    pages: list[list[pb.LeaderboardEntry]] = []
+    page_token = ""
+    for _ in range(5):  # bounded: a token that never ends fails below, not hangs
+        page = await reader.leaderboard(THREE, page_size=2, page_token=page_token)
+        pages.append(list(page.entries))
+        page_token = page.next_page_token
+        if not page_token:
+            break
+    assert [[e.rank for e in p] for p in pages] == [[1, 2], [3, 4], [5]]
+    assert [e for p in pages for e in p] == list(whole.entries)
+
+
+async def test_an_ended_ticket_is_watched_by_its_players_only(
+    matchmaking: RunningMatchmaking,
+) -> None:
+    """Ticket ids are derived from the player and his request id, so anyone can guess
+    them: a matched ticket names the table and seats, a cancelled one that the player
+    queued. Another player is refused both (NOT_YOUR_TICKET); the ticket's own player
+    still watches them to their end."""
+    ana, bo = matchmaking.client("ana"), matchmaking.client("bo")
+    cancelled = (await ana.enter_queue(THREE, request_id="first")).ticket_id
+    assert cancelled == decisions.derived_id("ticket", "ana", "first")  # guessable
+    assert await ana.cancel(cancelled)
+    matched = (await ana.enter_queue(THREE, fill_with_computers=True)).ticket_id
+    assert (await final_state(ana, matched)).state == pb.TICKET_STATE_MATCHED
+
+    for ticket_id, state in (
+        (cancelled, pb.TICKET_STATE_CANCELLED),
+        (matched, pb.TICKET_STATE_MATCHED),
+    ):
+        with pytest.raises(grpc.aio.AioRpcError) as refused:
+            await final_state(bo, ticket_id)
+        assert refused.value.code() == grpc.StatusCode.PERMISSION_DENIED
+        assert error_reason(refused.value) == "NOT_YOUR_TICKET"
+        assert (await final_state(ana, ticket_id)).state == state
+
+
+HELD_SECONDS = 2.0
+"""How long the placement is held before its CreateTable (`create_delay_seconds`): ten
+times the call's wait, so the call always runs out of patience first."""
+
+
+async def open_by_retrying(
+    client: MatchmakingClient, request_id: str
+) -> pb.CreatePrivateTableResponse:
+    """Ask again with the same request id, as the UNAVAILABLE invites, until the table is
+    open (each attempt waits the service's short wait: no busy loop)."""
+    async with asyncio.timeout(HELD_SECONDS + 20):
+        while True:
+            try:
+                return await client.create_private_table(THREE, request_id=request_id)
+            except grpc.aio.AioRpcError as error:
+                if error_reason(error) != "TABLE_OPENING":
+                    raise
+
+
+async def test_a_slow_private_table_is_unavailable_and_still_opens_for_the_retry(
+    tables: RunningTableService, matchmaking_database_url: str, nats_url: str, subject_root: str
+) -> None:
+    """Placement outlasting the call's wait answers UNAVAILABLE TABLE_OPENING (retryable,
+    in the three languages) — and leaves the placement running: it is shared with any
+    retry, so a retry finds the table that placement opens. `complete_after` is set out
+    of reach so that no tick's `place_overdue` can rescue a placement the call killed."""
+    async with running_matchmaking(
+        matchmaking_database_url, nats_url, subject_root, tables.target,
+        create_delay_seconds=HELD_SECONDS, private_table_wait_seconds=0.2,
+        complete_after_seconds=3600,
+    ) as mm:  # fmt: skip
+        ana = mm.client("ana", retry=False)
+        with pytest.raises(grpc.aio.AioRpcError) as slow:
+            await ana.create_private_table(THREE, request_id="slow")
+        details = error_details(slow.value)
+        assert (details.code, details.reason) == (grpc.StatusCode.UNAVAILABLE, "TABLE_OPENING")
+        assert set(details.messages) == {"en", "ro", "it"}
+
+        opened = await open_by_retrying(ana, "slow")
+        assert [(s.player_id, s.seat) for s in opened.seats] == [("ana", 0)]
+        async with TableClient(tables.target, token("ana")) as at_table:
+            view = await at_table.get_table(opened.table_id)
+        assert view.table_id == opened.table_id
+        assert view.seat == 0
+        logged = Counter(e.type for e in await mm.lobby_events())
+        assert (logged["MatchDecided"], logged["MatchSeated"]) == (1, 1)  # one table

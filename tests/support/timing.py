@@ -1,0 +1,45 @@
+"""The run's own clock: its wall time, the machine's load and its slowest tests.
+
+Printed at the end of every run (`make test` included), so a test that lands slow is
+seen by whoever lands it. Under xdist the controller receives every worker's reports,
+so the figures cover the whole run. A test's cost is its setup, call and teardown
+together: a slow fixture counts against the test that pays for it.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections import defaultdict
+
+import pytest
+
+SLOWEST = 15
+
+
+class RunTiming:
+    """A pytest plugin, registered by tests/conftest.py."""
+
+    def __init__(self) -> None:
+        self.started = time.monotonic()
+        self.seconds: defaultdict[str, float] = defaultdict(float)
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        self.seconds[report.nodeid] += report.duration
+
+    def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
+        if not self.seconds:
+            return
+        wall = time.monotonic() - self.started
+        load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+        write = terminalreporter.write_line
+        terminalreporter.section(f"the {SLOWEST} slowest tests (setup + call + teardown)")
+        ranked = sorted(self.seconds.items(), key=lambda item: item[1], reverse=True)
+        for nodeid, seconds in ranked[:SLOWEST]:
+            write(f"{seconds:8.1f} s  {nodeid}")
+        workers = getattr(terminalreporter.config.option, "numprocesses", None) or 1
+        write(
+            f"run: {len(self.seconds)} tests in {wall / 60:.1f} min wall "
+            f"({sum(self.seconds.values()) / 60:.1f} min of test time); "
+            f"load average at the end {load}; workers {workers}"
+        )
