@@ -17,6 +17,12 @@ import pytest
 SLOWEST = 15
 
 
+def _without_group(nodeid: str) -> str:
+    """A test's id without the "@group" xdist's loadgroup appends (after any "[...]")."""
+    head, bracket, tail = nodeid.rpartition("]")
+    return head + bracket + tail.partition("@")[0]
+
+
 class RunTiming:
     """A pytest plugin, registered by tests/conftest.py."""
 
@@ -25,7 +31,7 @@ class RunTiming:
         self.seconds: defaultdict[str, float] = defaultdict(float)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        self.seconds[report.nodeid] += report.duration
+        self.seconds[_without_group(report.nodeid)] += report.duration
 
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
         if not self.seconds:
