@@ -10,8 +10,7 @@ from typing import Any
 
 from kozyr.bots.service import REQUIRED_SETTINGS, BotsService
 from kozyr.runtime import load_settings
-from tests.integration.table.conftest import RunningTableService
-from tests.support.tables import JWT_KEY
+from tests.integration.table.conftest import RunningTableService, in_process_values
 
 
 @dataclass
@@ -26,14 +25,8 @@ async def running_bots(
 ) -> AsyncIterator[RunningBots]:
     """A bots service (think 0, metrics on a free port) on a free port."""
     values: dict[str, Any] = {
-        "nats_url": nats_url,
-        "subject_root": subject_root,
-        "jwt_key": JWT_KEY,
+        **in_process_values(nats_url, subject_root),
         "table_target": table.target,
-        "grpc_host": "127.0.0.1",
-        "grpc_port": 0,
-        "shutdown_grace_seconds": 1,
-        "log_level": "WARNING",
         "bots_think_seconds": 0,
         "metrics_host": "127.0.0.1",
         "metrics_port": 0,

@@ -12,9 +12,12 @@ import pytest
 
 from kozyr.clock.service import REQUIRED_SETTINGS, ClockService
 from kozyr.runtime import load_settings
-from tests.integration.table.conftest import RunningTableService, running_table_service
+from tests.integration.table.conftest import (
+    RunningTableService,
+    in_process_values,
+    running_table_service,
+)
 from tests.support.clock import delete_clock_streams
-from tests.support.tables import JWT_KEY
 
 
 @dataclass
@@ -29,16 +32,7 @@ async def running_clock(
 ) -> AsyncIterator[RunningClock]:
     """A clock service on a free port for `table`; `overrides` are Settings fields
     (clock_offline_after_seconds…). Its streams and buckets are deleted after."""
-    values: dict[str, Any] = {
-        "nats_url": nats_url,
-        "subject_root": subject_root,
-        "jwt_key": JWT_KEY,
-        "table_target": table.target,
-        "grpc_host": "127.0.0.1",
-        "grpc_port": 0,
-        "shutdown_grace_seconds": 1,
-        "log_level": "WARNING",
-    }
+    values = {**in_process_values(nats_url, subject_root), "table_target": table.target}
     service = ClockService(load_settings(required=REQUIRED_SETTINGS, **(values | overrides)))
     port = await service.start()
     try:

@@ -21,12 +21,10 @@ class RunningTableService:
     target: str
 
 
-def table_settings(
-    database_url: str, nats_url: str, subject_root: str, **overrides: Any
-) -> Settings:
-    """The settings every in-process table service of these tests starts from."""
-    values: dict[str, Any] = {
-        "database_url": database_url,
+def in_process_values(nats_url: str, subject_root: str) -> dict[str, Any]:
+    """The settings every in-process service of the integration tests starts from (the
+    table here; bots and clock beside it): a free port, a short grace, quiet logs."""
+    return {
         "nats_url": nats_url,
         "subject_root": subject_root,
         "jwt_key": JWT_KEY,
@@ -35,6 +33,13 @@ def table_settings(
         "shutdown_grace_seconds": 1,
         "log_level": "WARNING",
     }
+
+
+def table_settings(
+    database_url: str, nats_url: str, subject_root: str, **overrides: Any
+) -> Settings:
+    """The settings every in-process table service of these tests starts from."""
+    values = {"database_url": database_url, **in_process_values(nats_url, subject_root)}
     return load_settings(**(values | overrides))
 
 
