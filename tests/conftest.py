@@ -20,12 +20,11 @@ import uuid
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 
-import asyncpg
 import pytest
 from nats.aio.client import Client as NatsClient
 
 from kozyr.eventstore import migrate
-from kozyr.infra import EmbeddedNats, Infrastructure, libpq_dsn, provision
+from kozyr.infra import EmbeddedNats, Infrastructure, provision
 from tests.support.clock import SCHEDULES_SINCE, server_version
 from tests.support.databases import fresh_database
 from tests.support.timing import RunTiming
@@ -138,18 +137,8 @@ def infra(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Infrastructure]:
 @pytest.fixture
 async def database_url(infra: Infrastructure) -> AsyncIterator[str]:
     """A fresh, empty database for this test (SQLAlchemy asyncpg URL); dropped after."""
-    name = f"t_{uuid.uuid4().hex[:16]}"
-    admin = await asyncpg.connect(libpq_dsn(infra.database_url))
-    try:
-        await admin.execute(f'CREATE DATABASE "{name}"')
-    finally:
-        await admin.close()
-    yield infra.database_url_for(name)
-    admin = await asyncpg.connect(libpq_dsn(infra.database_url))
-    try:
-        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-    finally:
-        await admin.close()
+    async with fresh_database(infra) as url:
+        yield url
 
 
 @pytest.fixture
