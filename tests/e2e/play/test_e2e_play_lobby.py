@@ -1,7 +1,8 @@
 """`kozyr play`'s way to a table (`lobby.find_table`) against real matchmaking, table
 and bots processes: a party's host shows its code, a friend joins with it, the host
-starts a private table and both land at it; the queue fills a table with computers; a
-player seated at an unfinished table is sent back to it."""
+starts a private table and both land at it; the queue shows its search and seats three
+players, or fills a table with computers; a player seated at an unfinished table is sent
+back to it."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import re
 
 import pytest
 
-from kozyr.api.common.v1 import seats_pb2
+from kozyr.api.common.v1 import games_pb2, seats_pb2
 from kozyr.cli.play.lobby import LobbyError, find_table, make_plan
 from kozyr.games.translations import Lang
 from tests.e2e.play.conftest import PlayStack
@@ -63,18 +64,35 @@ async def test_a_friend_joins_the_hosts_party_by_code_and_both_sit_at_its_table(
     assert view.seats[2].control == seats_pb2.SEAT_CONTROL_COMPUTER
 
 
-async def test_the_queue_fills_with_computers_and_a_seated_player_goes_back(
-    play_stack: PlayStack,
-) -> None:
+async def test_the_queue_shows_its_search_and_seats_three_players(play_stack: PlayStack) -> None:
+    """Without computers (`--computers none`) a lone ticket cannot be placed, so the
+    search line is always shown; two more players queueing make the table."""
     ana = play_stack.mm.client("ana")
     screen = Screen()
     queued = asyncio.create_task(
-        find_table(ana, make_plan("358"), Lang.EN, screen.say, asyncio.Event())
+        find_table(ana, make_plan("358", computers="none"), Lang.EN, screen.say, asyncio.Event())
     )
     await screen.until(re.compile("Looking for a table"))
-    play_stack.mm.set_clock(61)  # past the minute before computers fill the table
+    for player in ("bob", "cid"):
+        await play_stack.mm.client(player).enter_queue(games_pb2.GAME_THREE_FIVE_EIGHT)
     async with asyncio.timeout(30):
         table_id = await queued
+    view = await play_stack.mm.tables("ana").get_table(table_id)
+    assert sorted(s.player_id for s in view.seats) == ["ana", "bob", "cid"]
+
+
+async def test_the_queue_fills_with_computers_and_a_seated_player_goes_back(
+    play_stack: PlayStack,
+) -> None:
+    """The default plan asks for computers at once (`fill_with_computers`): the next
+    matcher tick places the ticket, so which progress lines the screen shows first
+    depends on that race (none when the ticket is matched before it is watched) —
+    only that they are progress lines is checked here."""
+    ana = play_stack.mm.client("ana")
+    screen = Screen()
+    async with asyncio.timeout(30):
+        table_id = await find_table(ana, make_plan("358"), Lang.EN, screen.say, asyncio.Event())
+    assert set(screen.said) <= {"Looking for a table…", "Table found, opening it…"}
     view = await play_stack.mm.tables("ana").get_table(table_id)
     assert view.HasField("seat")
     computers = [s for s in view.seats if s.control == seats_pb2.SEAT_CONTROL_COMPUTER]
