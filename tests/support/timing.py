@@ -4,6 +4,10 @@ Printed at the end of every run (`make test` included), so a test that lands slo
 seen by whoever lands it. Under xdist the controller receives every worker's reports,
 so the figures cover the whole run. A test's cost is its setup, call and teardown
 together: a slow fixture counts against the test that pays for it.
+
+A test that fails is named at once, with the run's minute, above the progress dots:
+a ten-minute run shows its failures while it goes, and a run stopped early (Ctrl-C, a
+CI limit) still says what had failed.
 """
 
 from __future__ import annotations
@@ -29,9 +33,19 @@ class RunTiming:
     def __init__(self) -> None:
         self.started = time.monotonic()
         self.seconds: defaultdict[str, float] = defaultdict(float)
+        self._reporter: pytest.TerminalReporter | None = None
+
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        if not hasattr(session.config, "workerinput"):  # the controller's terminal only
+            self._reporter = session.config.pluginmanager.get_plugin("terminalreporter")
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        self.seconds[_without_group(report.nodeid)] += report.duration
+        nodeid = _without_group(report.nodeid)
+        self.seconds[nodeid] += report.duration
+        if report.failed and self._reporter is not None:
+            minutes = (time.monotonic() - self.started) / 60
+            # after the progress letter of this very report, so on a line of its own
+            self._reporter.write(f"\nFAILED {nodeid} ({report.when}) at {minutes:.1f} min\n")
 
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
         if not self.seconds:
