@@ -34,6 +34,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -118,6 +119,48 @@ def check_dockerfile(root: Path) -> Problems:
     return _failed(f"hadolint {dockerfile}", proc) if proc.returncode else []
 
 
+# --- PostgreSQL's health check ---------------------------------------------------------
+
+
+def _option_value(args: list[str], short: str, long: str) -> str | None:
+    """The value of `-h HOST`, `-hHOST`, `--host HOST` or `--host=HOST` in args."""
+    for index, arg in enumerate(args):
+        if arg in (short, long):
+            return args[index + 1] if index + 1 < len(args) else ""
+        if arg.startswith(f"{long}="):
+            return arg.split("=", 1)[1]
+        if arg.startswith(short) and not arg.startswith("--"):
+            return arg[len(short) :]
+    return None
+
+
+def command_words(command: list[str]) -> list[str]:
+    """The words a command runs: compose's `CMD`/`CMD-SHELL` forms and `sh -c SCRIPT`
+    unwrapped (a script split as the shell would), anything else as it is."""
+    if command[:1] == ["CMD-SHELL"]:
+        return shlex.split(" ".join(command[1:]))
+    if command[:1] == ["CMD"]:
+        return command[1:]
+    if len(command) >= 3 and Path(command[0]).name in ("sh", "bash") and command[1] == "-c":
+        return shlex.split(command[2])
+    return command
+
+
+def pg_isready_problem(where: str, command: list[str]) -> str | None:
+    """pg_isready must ask over TCP (`-h 127.0.0.1`): during a first start the postgres
+    image's entrypoint runs a temporary server on the Unix socket only while its init
+    scripts make the databases, and a socket check passes then — a migration started in
+    that window finds no `kozyr_matchmaking` (issue 23). None when the command is no
+    pg_isready or asks over TCP."""
+    words = command_words(command)
+    if not any(Path(word).name == "pg_isready" for word in words):
+        return None
+    host = _option_value(words, "-h", "--host")
+    if host and not host.startswith("/"):
+        return None
+    return f"{where}: pg_isready must check over TCP (-h 127.0.0.1), not the Unix socket"
+
+
 # --- docker compose -------------------------------------------------------------------
 
 
@@ -152,6 +195,8 @@ def compose_problems(model: Doc) -> Problems:
         test = health.get("test") or ["NONE"]
         if test[0] == "NONE" and not one_shot:
             problems.append(f"compose: {name} has no health check")
+        pg_problem = pg_isready_problem(f"compose: {name}'s health check", test)
+        problems += [pg_problem] if pg_problem else []
         if not svc.get("restart"):
             problems.append(f"compose: {name} has no restart policy")
         limits = ((svc.get("deploy") or {}).get("resources") or {}).get("limits") or {}
@@ -225,6 +270,37 @@ def _by_kind(docs: list[Doc]) -> dict[str, dict[str, Doc]]:
     for doc in docs:
         by_kind.setdefault(str(doc.get("kind")), {})[doc["metadata"]["name"]] = doc
     return by_kind
+
+
+def pod_spec(doc: Doc) -> Doc | None:
+    """The pod template's spec of a workload (a CronJob's through its Job), else None."""
+    spec = doc.get("spec") or {}
+    if doc.get("kind") == "CronJob":
+        spec = (spec.get("jobTemplate") or {}).get("spec") or {}
+    template = spec.get("template")
+    return (template.get("spec") or {}) if isinstance(template, dict) else None
+
+
+def containers_of(doc: Doc) -> list[Doc]:
+    """Every container of a workload's pods, init containers included."""
+    pod = pod_spec(doc) or {}
+    return [*(pod.get("initContainers") or []), *(pod.get("containers") or [])]
+
+
+PROBES = ("startupProbe", "readinessProbe", "livenessProbe")
+
+
+def probe_problems(docs: list[Doc]) -> Problems:
+    """The probes' commands of every workload (PostgreSQL's pg_isready over TCP)."""
+    problems = []
+    for doc in docs:
+        for container in containers_of(doc):
+            for probe in PROBES:
+                command = ((container.get(probe) or {}).get("exec") or {}).get("command")
+                where = f"{_label(doc)} container {container.get('name')} {probe}"
+                problem = pg_isready_problem(where, command) if command else None
+                problems += [problem] if problem else []
+    return problems
 
 
 def database_of(container: Doc) -> str | None:
@@ -338,6 +414,7 @@ def check_k8s(root: Path, rendered: dict[str, list[Doc]]) -> Problems:
         rendered[label] = docs
         problems += [f"{label}: {p}" for p in validate_objects(docs)]
         problems += [f"{label}: {p}" for p in kozyr_deployment_problems(docs)]
+        problems += [f"{label}: {p}" for p in probe_problems(docs)]
     values = root / "deploy/k8s/overlays/prod/nats-values.yaml"
     if values.exists():
         problems += nats_values_problems(values)

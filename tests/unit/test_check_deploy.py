@@ -145,6 +145,21 @@ BREAKAGES = {
         "key: KOZYR_DATABASE_URL",
         "Job/kozyr-migrate does not migrate the matchmaking's database",
     ),
+    # issue 23: PostgreSQL's health check over the Unix socket (passes during init)
+    "compose-pg-isready-socket": (
+        "compose",
+        "docker-compose.yml",
+        '"pg_isready", "-h", "127.0.0.1",',
+        '"pg_isready",',
+        "compose: postgres's health check: pg_isready must check over TCP",
+    ),
+    "k8s-pg-isready-socket": (
+        "k8s",
+        "deploy/k8s/overlays/dev/postgres.yaml",
+        'readinessProbe:\n            exec: {command: ["pg_isready", "-h", "127.0.0.1",',
+        'readinessProbe:\n            exec: {command: ["pg_isready",',
+        "StatefulSet/postgres container postgres readinessProbe: pg_isready must check",
+    ),
     # the NATS Helm values: a server too old for the clock's message schedules
     "k8s-nats-values": (
         "k8s",
