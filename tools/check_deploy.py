@@ -34,6 +34,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -57,11 +58,38 @@ KUBERNETES_VERSION = "1.33.0"
 SERVICES = ("table", "matchmaking", "bots", "clock")
 AUTOSCALED = ("table", "bots")
 
+SECRETS = "kozyr-secrets"
+_JWT = (SECRETS, "KOZYR_JWT_KEY")
+_TABLE_DATABASE = frozenset({(SECRETS, "KOZYR_DATABASE_URL"), ("kozyr-db-app", "password")})
+_MATCHMAKING_DATABASE = frozenset(
+    {(SECRETS, "KOZYR_MATCHMAKING_DATABASE_URL"), ("kozyr-matchmaking-db", "password")}
+)
+_VOICE = frozenset((SECRETS, f"KOZYR_LIVEKIT_{key}") for key in ("URL", "API_KEY", "API_SECRET"))
+SECRET_KEYS: dict[str, frozenset[tuple[str, str]]] = {
+    "kozyr-table/table": _TABLE_DATABASE | {_JWT, ("kozyr-nats", "table")},
+    "kozyr-matchmaking/matchmaking": _MATCHMAKING_DATABASE | {_JWT, ("kozyr-nats", "matchmaking")},
+    "kozyr-bots/bots": frozenset({_JWT, ("kozyr-nats", "bots")}),
+    "kozyr-clock/clock": _VOICE | {_JWT, ("kozyr-nats", "clock")},
+    "kozyr-migrate/table": _TABLE_DATABASE,
+    "kozyr-migrate/matchmaking": _MATCHMAKING_DATABASE,
+}
+"""The (Secret, key) pairs each kozyr container may read, by `<app name>/<container>`, in
+any overlay (dev's generated kozyr-secrets, prod's CloudNativePG Secrets): a database's
+credentials only where that database is used — the table's hold every hidden card —
+and nothing through `envFrom`, which hands over every key of a Secret, present and
+future (issue 23)."""
+
+DATABASE_CLIENTS = frozenset({"kozyr-table", "kozyr-matchmaking", "kozyr-migrate"})
+"""The app names whose pods may reach PostgreSQL: the services with a database and the
+migration Job (the NetworkPolicies, issue 23)."""
+
+CNPG_OPERATOR_NAMESPACE = "cnpg-system"
+
 SKIPPED_CHECKS = {
     "CKV_K8S_43": "images are referenced by release tag; the deploy pipeline may pin "
     "digests with `kustomize edit set image`",
     "CKV_K8S_35": "every setting is a KOZYR_* environment variable (the settings object "
-    "reads no files); secrets come from a Secret through envFrom",
+    "reads no files); secrets come from Secret keys through secretKeyRef",
 }
 """checkov findings accepted everywhere, with the reason (also in docs/operations.md)."""
 
@@ -303,6 +331,117 @@ def probe_problems(docs: list[Doc]) -> Problems:
     return problems
 
 
+def app_name(doc: Doc) -> str:
+    """The workload's app.kubernetes.io/name (a Job's name changes with each release)."""
+    labels = (doc.get("metadata") or {}).get("labels") or {}
+    return str(labels.get("app.kubernetes.io/name", (doc.get("metadata") or {}).get("name")))
+
+
+def kozyr_workloads(docs: list[Doc]) -> list[Doc]:
+    """The Deployments and Jobs of kozyr's own image (app names kozyr-…)."""
+    kinds = ("Deployment", "Job")
+    return [d for d in docs if d.get("kind") in kinds and app_name(d).startswith("kozyr-")]
+
+
+GENERATED_SUFFIX = re.compile(r"-[bcdfghkmt245-9]{10}$")
+"""The content hash kustomize appends to a generated Secret's or ConfigMap's name."""
+
+
+def generated_name(name: object) -> str:
+    """A Secret's name as written in the kustomization (the hash suffix dropped)."""
+    return GENERATED_SUFFIX.sub("", str(name))
+
+
+def secret_keys_read(container: Doc) -> set[tuple[str, str]]:
+    """The (Secret, key) pairs of a container's `env` (secretKeyRef)."""
+    refs = [(e.get("valueFrom") or {}).get("secretKeyRef") for e in container.get("env") or []]
+    return {(generated_name(ref.get("name")), str(ref.get("key"))) for ref in refs if ref}
+
+
+def whole_secrets(doc: Doc, container: Doc) -> list[str]:
+    """The Secrets a container takes whole: `envFrom` secretRef, Secret volumes."""
+    taken = [s["secretRef"].get("name") for s in container.get("envFrom") or [] if "secretRef" in s]
+    for volume in (pod_spec(doc) or {}).get("volumes") or []:
+        sources = [volume, *((volume.get("projected") or {}).get("sources") or [])]
+        taken += [
+            (s["secret"].get("secretName") or s["secret"].get("name"))
+            for s in sources
+            if "secret" in s
+        ]
+    return [generated_name(name) for name in taken]
+
+
+def secret_problems(docs: list[Doc]) -> Problems:
+    """Each kozyr container reads the Secret keys SECRET_KEYS grants it, by name, and no
+    other: bots and clock no database URL, table not matchmaking's (issue 23)."""
+    problems = []
+    for doc in kozyr_workloads(docs):
+        for container in containers_of(doc):
+            key = f"{app_name(doc)}/{container.get('name')}"
+            where = f"{_label(doc)} container {container.get('name')}"
+            if key not in SECRET_KEYS:
+                problems.append(f"{where}: not in SECRET_KEYS (name the Secret keys it needs)")
+                continue
+            for secret in whole_secrets(doc, container):
+                problems.append(
+                    f"{where} takes every key of Secret {secret}: read the keys it needs"
+                    " with secretKeyRef"
+                )
+            for secret, name in sorted(secret_keys_read(container) - SECRET_KEYS[key]):
+                problems.append(f"{where} reads Secret {secret} key {name}, which it does not need")
+    return problems
+
+
+def _selected_names(selector: Doc) -> set[str]:
+    """The app names a pod selector narrows to (matchLabels or an `In` expression);
+    empty when it does not narrow by app name."""
+    names = set()
+    if "app.kubernetes.io/name" in (selector.get("matchLabels") or {}):
+        names.add(str(selector["matchLabels"]["app.kubernetes.io/name"]))
+    for expression in selector.get("matchExpressions") or []:
+        if expression.get("key") == "app.kubernetes.io/name" and expression.get("operator") == "In":
+            names.update(str(value) for value in expression.get("values") or [])
+    return names
+
+
+def database_peer_allowed(peer: Doc) -> bool:
+    """May this `from` peer reach PostgreSQL: the pods of DATABASE_CLIENTS; prod's
+    CloudNativePG instances themselves (replication) and its operator's namespace."""
+    if set(peer) == {"podSelector"}:
+        selector = peer["podSelector"] or {}
+        names = _selected_names(selector)
+        replicas = "cnpg.io/cluster" in (selector.get("matchLabels") or {})
+        return replicas or (bool(names) and names <= DATABASE_CLIENTS)
+    if set(peer) == {"namespaceSelector"}:
+        labels = (peer["namespaceSelector"] or {}).get("matchLabels") or {}
+        return labels == {"kubernetes.io/metadata.name": CNPG_OPERATOR_NAMESPACE}
+    return False
+
+
+def guards_postgres(policy: Doc) -> bool:
+    """A NetworkPolicy selecting PostgreSQL's pods (dev's StatefulSet, prod's cluster)."""
+    labels = ((policy.get("spec") or {}).get("podSelector") or {}).get("matchLabels") or {}
+    return labels.get("app.kubernetes.io/name") == "postgresql" or "cnpg.io/cluster" in labels
+
+
+def postgres_policy_problems(docs: list[Doc]) -> Problems:
+    """PostgreSQL admits only table, matchmaking and the migration Job (issue 23): bots
+    and clock, which have no database, cannot even connect."""
+    problems = []
+    for policy in [d for d in docs if d.get("kind") == "NetworkPolicy" and guards_postgres(d)]:
+        for rule in (policy.get("spec") or {}).get("ingress") or []:
+            peers = rule.get("from") or []
+            if not peers:
+                problems.append(f"{_label(policy)} admits every pod to PostgreSQL")
+            for peer in peers:
+                if not database_peer_allowed(peer):
+                    problems.append(
+                        f"{_label(policy)} admits {json.dumps(peer, sort_keys=True)} to"
+                        f" PostgreSQL: only {', '.join(sorted(DATABASE_CLIENTS))} may connect"
+                    )
+    return problems
+
+
 def database_of(container: Doc) -> str | None:
     """Where a container's KOZYR_DATABASE_URL comes from: its own `env` entry (a value,
     or a Secret key), else the Secrets of its `envFrom`; None when it has none."""
@@ -415,6 +554,8 @@ def check_k8s(root: Path, rendered: dict[str, list[Doc]]) -> Problems:
         problems += [f"{label}: {p}" for p in validate_objects(docs)]
         problems += [f"{label}: {p}" for p in kozyr_deployment_problems(docs)]
         problems += [f"{label}: {p}" for p in probe_problems(docs)]
+        problems += [f"{label}: {p}" for p in secret_problems(docs)]
+        problems += [f"{label}: {p}" for p in postgres_policy_problems(docs)]
     values = root / "deploy/k8s/overlays/prod/nats-values.yaml"
     if values.exists():
         problems += nats_values_problems(values)

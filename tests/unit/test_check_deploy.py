@@ -160,6 +160,31 @@ BREAKAGES = {
         'readinessProbe:\n            exec: {command: ["pg_isready",',
         "StatefulSet/postgres container postgres readinessProbe: pg_isready must check",
     ),
+    # issue 23: a Secret handed over whole (every key, both database URLs) ...
+    "k8s-secret-envfrom": (
+        "k8s",
+        "deploy/k8s/base/bots.yaml",
+        "            - configMapRef: {name: kozyr-config}\n",
+        "            - configMapRef: {name: kozyr-config}\n"
+        "            - secretRef: {name: kozyr-secrets}\n",
+        "Deployment/kozyr-bots container bots takes every key of Secret kozyr-secrets",
+    ),
+    # ... or one key a service does not need: a database URL for the clock
+    "k8s-secret-key": (
+        "k8s",
+        "deploy/k8s/base/clock.yaml",
+        "key: KOZYR_LIVEKIT_URL,",
+        "key: KOZYR_DATABASE_URL,",
+        "container clock reads Secret kozyr-secrets key KOZYR_DATABASE_URL, which it does not",
+    ),
+    # ... and PostgreSQL open to a service without a database
+    "k8s-postgres-policy": (
+        "k8s",
+        "deploy/k8s/base/networkpolicies.yaml",
+        "values: [kozyr-table, kozyr-matchmaking, kozyr-migrate]",
+        "values: [kozyr-table, kozyr-matchmaking, kozyr-migrate, kozyr-bots]",
+        "NetworkPolicy/kozyr-postgresql-from-kozyr admits",
+    ),
     # the NATS Helm values: a server too old for the clock's message schedules
     "k8s-nats-values": (
         "k8s",

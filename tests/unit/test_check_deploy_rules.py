@@ -4,9 +4,13 @@ tests/unit/test_check_deploy.py runs the whole script over broken copies of the 
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from tools import check_deploy as cd
+
+Doc = dict[str, Any]
 
 
 @pytest.mark.parametrize(
@@ -51,4 +55,132 @@ def test_a_pg_isready_probe_of_any_workload_is_checked() -> None:
     assert cd.probe_problems([statefulset]) == [
         "StatefulSet/db container pg livenessProbe: pg_isready must check over TCP"
         " (-h 127.0.0.1), not the Unix socket"
+    ]
+
+
+def deployment(app: str, container: Doc, volumes: list[Doc] | None = None) -> Doc:
+    pod = {"containers": [container], "volumes": volumes or []}
+    return {
+        "kind": "Deployment",
+        "metadata": {"name": app, "labels": {"app.kubernetes.io/name": app}},
+        "spec": {"template": {"spec": pod}},
+    }
+
+
+def secret_env(secret: str, key: str) -> Doc:
+    return {"name": key, "valueFrom": {"secretKeyRef": {"name": secret, "key": key}}}
+
+
+def test_a_service_reading_the_keys_it_needs_passes() -> None:
+    table = {
+        "name": "table",
+        "env": [
+            secret_env("kozyr-secrets-7gdtbgkt76", "KOZYR_DATABASE_URL"),  # generated: hashed
+            secret_env("kozyr-secrets", "KOZYR_JWT_KEY"),
+            secret_env("kozyr-nats", "table"),
+        ],
+        "envFrom": [{"configMapRef": {"name": "kozyr-config"}}],
+    }
+    assert cd.secret_problems([deployment("kozyr-table", table)]) == []
+
+
+def test_a_database_url_where_none_is_needed_fails() -> None:
+    bots = {"name": "bots", "env": [secret_env("kozyr-secrets", "KOZYR_DATABASE_URL")]}
+    table = {
+        "name": "table",
+        "env": [secret_env("kozyr-secrets", "KOZYR_MATCHMAKING_DATABASE_URL")],
+    }
+    docs = [deployment("kozyr-bots", bots), deployment("kozyr-table", table)]
+    assert cd.secret_problems(docs) == [
+        "Deployment/kozyr-bots container bots reads Secret kozyr-secrets key KOZYR_DATABASE_URL,"
+        " which it does not need",
+        "Deployment/kozyr-table container table reads Secret kozyr-secrets key"
+        " KOZYR_MATCHMAKING_DATABASE_URL, which it does not need",
+    ]
+
+
+def test_a_whole_secret_fails_through_env_from_or_a_volume() -> None:
+    clock = {"name": "clock", "envFrom": [{"secretRef": {"name": "kozyr-secrets"}}]}
+    volumes = [{"name": "s", "projected": {"sources": [{"secret": {"name": "kozyr-nats"}}]}}]
+    assert cd.secret_problems([deployment("kozyr-clock", clock, volumes)]) == [
+        "Deployment/kozyr-clock container clock takes every key of Secret kozyr-secrets:"
+        " read the keys it needs with secretKeyRef",
+        "Deployment/kozyr-clock container clock takes every key of Secret kozyr-nats:"
+        " read the keys it needs with secretKeyRef",
+    ]
+
+
+def test_a_container_of_its_own_must_be_listed() -> None:
+    sidecar = {"name": "sidecar"}
+    assert cd.secret_problems([deployment("kozyr-table", sidecar)]) == [
+        "Deployment/kozyr-table container sidecar: not in SECRET_KEYS (name the Secret keys"
+        " it needs)"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("peer", "allowed"),
+    [
+        ({"podSelector": {"matchLabels": {"app.kubernetes.io/name": "kozyr-table"}}}, True),
+        (
+            {
+                "podSelector": {
+                    "matchExpressions": [
+                        {
+                            "key": "app.kubernetes.io/name",
+                            "operator": "In",
+                            "values": ["kozyr-matchmaking", "kozyr-migrate"],
+                        }
+                    ]
+                }
+            },
+            True,
+        ),
+        (
+            {
+                "podSelector": {
+                    "matchExpressions": [
+                        {
+                            "key": "app.kubernetes.io/name",
+                            "operator": "In",
+                            "values": ["kozyr-table", "kozyr-clock"],
+                        }
+                    ]
+                }
+            },
+            False,
+        ),
+        ({"podSelector": {"matchLabels": {"app.kubernetes.io/part-of": "kozyr"}}}, False),
+        ({"podSelector": {}}, False),
+        ({"podSelector": {"matchLabels": {"cnpg.io/cluster": "kozyr-db"}}}, True),
+        (
+            {"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "cnpg-system"}}},
+            True,
+        ),
+        ({"namespaceSelector": {}}, False),
+        ({"ipBlock": {"cidr": "0.0.0.0/0"}}, False),
+        (
+            {
+                "namespaceSelector": {},
+                "podSelector": {"matchLabels": {"app.kubernetes.io/name": "kozyr-table"}},
+            },
+            False,
+        ),
+    ],
+)
+def test_who_may_reach_postgresql(peer: Doc, allowed: bool) -> None:
+    assert cd.database_peer_allowed(peer) is allowed
+
+
+def test_a_postgresql_policy_without_peers_admits_everyone() -> None:
+    policy = {
+        "kind": "NetworkPolicy",
+        "metadata": {"name": "open"},
+        "spec": {
+            "podSelector": {"matchLabels": {"app.kubernetes.io/name": "postgresql"}},
+            "ingress": [{"ports": [{"port": 5432}]}],
+        },
+    }
+    assert cd.postgres_policy_problems([policy]) == [
+        "NetworkPolicy/open admits every pod to PostgreSQL"
     ]
