@@ -79,7 +79,10 @@ credentials only where that database is used — the table's hold every hidden c
 and nothing through `envFrom`, which hands over every key of a Secret, present and
 future (issue 23)."""
 
-DATABASE_CLIENTS = frozenset({"kozyr-table", "kozyr-matchmaking", "kozyr-migrate"})
+MIGRATION = "kozyr-migrate"
+"""The migration Job's app name; the Job itself is named after its release."""
+
+DATABASE_CLIENTS = frozenset({"kozyr-table", "kozyr-matchmaking", MIGRATION})
 """The app names whose pods may reach PostgreSQL: the services with a database and the
 migration Job (the NetworkPolicies, issue 23)."""
 
@@ -476,13 +479,41 @@ def database_problems(by_kind: dict[str, dict[str, Doc]]) -> Problems:
         problems.append("Deployment/kozyr-matchmaking must set its own KOZYR_DATABASE_URL")
     elif matchmaking == table:
         problems.append(f"Deployment/kozyr-matchmaking uses the table's database ({table})")
-    job = by_kind.get("Job", {}).get("kozyr-migrate")
-    if job is None:
+    jobs = [job for job in by_kind.get("Job", {}).values() if app_name(job) == MIGRATION]
+    if not jobs:
         return [*problems, "Job/kozyr-migrate is missing"]
+    job = jobs[0]
     migrated = {database_of(c) for c in job["spec"]["template"]["spec"]["containers"]}
     for service, database in (("table", table), ("matchmaking", matchmaking)):
         if database not in migrated:
-            problems.append(f"Job/kozyr-migrate does not migrate the {service}'s database")
+            problems.append(f"{_label(job)} does not migrate the {service}'s database")
+    return problems
+
+
+def image_tag(image: str) -> str | None:
+    """The tag of an image reference (registry ports and digests aside), None if none."""
+    last = image.split("@", 1)[0].rsplit("/", 1)[-1]
+    return last.split(":", 1)[1] if ":" in last else None
+
+
+def migration_job_problems(docs: list[Doc]) -> Problems:
+    """The migration Job is named after its release, `kozyr-migrate-<image tag>`, and
+    removes itself: a Job's pod template is immutable, so a fixed name made the next
+    release's `kubectl apply` fail with "field is immutable" while the finished Job
+    waited for its ttlSecondsAfterFinished (issue 23)."""
+    problems = []
+    for job in [d for d in docs if d.get("kind") == "Job" and app_name(d) == MIGRATION]:
+        tags = {image_tag(str(c.get("image"))) for c in containers_of(job)}
+        tag = tags.pop() if len(tags) == 1 else None
+        if tag is None:
+            problems.append(f"{_label(job)}: its containers need one tagged image (the release)")
+        elif job["metadata"]["name"] != f"{MIGRATION}-{tag}":
+            problems.append(
+                f"{_label(job)} must be named {MIGRATION}-{tag}, after its release (a Job's"
+                " template is immutable: the next release needs a Job of its own)"
+            )
+        if not (job.get("spec") or {}).get("ttlSecondsAfterFinished"):
+            problems.append(f"{_label(job)}: ttlSecondsAfterFinished must remove it when done")
     return problems
 
 
@@ -556,6 +587,8 @@ def check_k8s(root: Path, rendered: dict[str, list[Doc]]) -> Problems:
         problems += [f"{label}: {p}" for p in probe_problems(docs)]
         problems += [f"{label}: {p}" for p in secret_problems(docs)]
         problems += [f"{label}: {p}" for p in postgres_policy_problems(docs)]
+        if directory.parent.name == "overlays":  # the deployable renders
+            problems += [f"{label}: {p}" for p in migration_job_problems(docs)]
     values = root / "deploy/k8s/overlays/prod/nats-values.yaml"
     if values.exists():
         problems += nats_values_problems(values)

@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 REPO = Path(__file__).resolve().parents[2]
 SCRIPT = REPO / "tools/check_deploy.py"
@@ -185,6 +186,22 @@ BREAKAGES = {
         "values: [kozyr-table, kozyr-matchmaking, kozyr-migrate, kozyr-bots]",
         "NetworkPolicy/kozyr-postgresql-from-kozyr admits",
     ),
+    # issue 23: the migration Job not named after its release ...
+    "k8s-migration-job-name": (
+        "k8s",
+        "deploy/k8s/overlays/prod/kustomization.yaml",
+        'options: {delimiter: "-", index: 2}',
+        'options: {delimiter: "-", index: 1}',
+        "Job/kozyr-0.1.0 must be named kozyr-migrate-0.1.0, after its release",
+    ),
+    # ... or never removed when done
+    "k8s-migration-job-ttl": (
+        "k8s",
+        "deploy/k8s/base/migrate-job.yaml",
+        "  ttlSecondsAfterFinished: 3600\n",
+        "",
+        "Job/kozyr-migrate-dev: ttlSecondsAfterFinished must remove it when done",
+    ),
     # the NATS Helm values: a server too old for the clock's message schedules
     "k8s-nats-values": (
         "k8s",
@@ -206,6 +223,24 @@ def test_a_broken_copy_fails(
     result = check_deploy(copy, check)
     assert result.returncode == 1, result.stdout + result.stderr
     assert message in result.stderr
+
+
+def test_a_new_release_gets_a_migration_job_of_its_own(copy: Path) -> None:
+    """The release step of docs/operations.md (a new image tag) renames the Job, so
+    `kubectl apply` makes a new one instead of changing the finished, immutable one."""
+    overlay = copy / "deploy/k8s/overlays/prod"
+    replace_in(overlay / "kustomization.yaml", "newTag: 0.1.0", "newTag: 0.2.0-rc1")
+    rendered = subprocess.run(
+        [str(Path(sys.executable).parent / "kubectl"), "kustomize", str(overlay)],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    ).stdout
+    jobs = [doc for doc in yaml.safe_load_all(rendered) if doc and doc["kind"] == "Job"]
+    assert [job["metadata"]["name"] for job in jobs] == ["kozyr-migrate-0.2.0-rc1"]
+    result = check_deploy(copy, "k8s")
+    assert result.returncode == 0, result.stderr
 
 
 def test_the_security_scan_fails_on_privilege_escalation(copy: Path) -> None:

@@ -184,3 +184,44 @@ def test_a_postgresql_policy_without_peers_admits_everyone() -> None:
     assert cd.postgres_policy_problems([policy]) == [
         "NetworkPolicy/open admits every pod to PostgreSQL"
     ]
+
+
+@pytest.mark.parametrize(
+    ("image", "tag"),
+    [
+        ("kozyr:dev", "dev"),
+        ("registry.example.com/kozyr/kozyr:0.1.0", "0.1.0"),
+        ("registry:5000/kozyr:0.2.0-rc1", "0.2.0-rc1"),
+        ("registry:5000/kozyr:1.0@sha256:abc", "1.0"),
+        ("registry:5000/kozyr", None),
+        ("kozyr@sha256:abc", None),
+    ],
+)
+def test_image_tag(image: str, tag: str | None) -> None:
+    assert cd.image_tag(image) == tag
+
+
+def migration_job(name: str, image: str, ttl: int | None = 3600) -> Doc:
+    spec: Doc = {"template": {"spec": {"containers": [{"name": "table", "image": image}]}}}
+    if ttl is not None:
+        spec["ttlSecondsAfterFinished"] = ttl
+    labels = {"app.kubernetes.io/name": "kozyr-migrate"}
+    return {"kind": "Job", "metadata": {"name": name, "labels": labels}, "spec": spec}
+
+
+def test_a_migration_job_named_after_its_release_passes() -> None:
+    assert cd.migration_job_problems([migration_job("kozyr-migrate-0.1.0", "k:0.1.0")]) == []
+
+
+def test_a_migration_job_of_a_fixed_name_fails() -> None:
+    assert cd.migration_job_problems([migration_job("kozyr-migrate", "k:0.1.0")]) == [
+        "Job/kozyr-migrate must be named kozyr-migrate-0.1.0, after its release (a Job's"
+        " template is immutable: the next release needs a Job of its own)"
+    ]
+
+
+def test_a_migration_job_without_a_tag_or_a_ttl_fails() -> None:
+    assert cd.migration_job_problems([migration_job("kozyr-migrate", "k", ttl=None)]) == [
+        "Job/kozyr-migrate: its containers need one tagged image (the release)",
+        "Job/kozyr-migrate: ttlSecondsAfterFinished must remove it when done",
+    ]
