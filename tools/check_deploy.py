@@ -496,6 +496,28 @@ def image_tag(image: str) -> str | None:
     return last.split(":", 1)[1] if ":" in last else None
 
 
+def pull_policy(container: Doc) -> str:
+    """The container's imagePullPolicy, or Kubernetes' default for its image."""
+    default = "Always" if image_tag(str(container.get("image"))) in (None, "latest") else ""
+    return str(container.get("imagePullPolicy") or default or "IfNotPresent")
+
+
+def local_image_problems(docs: list[Doc]) -> Problems:
+    """A kozyr image with no registry in its name (dev's kozyr:dev) is a local build
+    loaded into the nodes (kind, minikube): pulled Always, the kubelet asks Docker Hub for
+    it and the pods stay in ImagePullBackOff (issue 23)."""
+    problems = []
+    for doc in kozyr_workloads(docs):
+        for container in containers_of(doc):
+            local = "/" not in str(container.get("image")).split("@", 1)[0]
+            if local and pull_policy(container) == "Always":
+                problems.append(
+                    f"{_label(doc)} container {container.get('name')}: the local image"
+                    f" {container.get('image')} must not be pulled Always (IfNotPresent)"
+                )
+    return problems
+
+
 def migration_job_problems(docs: list[Doc]) -> Problems:
     """The migration Job is named after its release, `kozyr-migrate-<image tag>`, and
     removes itself: a Job's pod template is immutable, so a fixed name made the next
@@ -589,6 +611,7 @@ def check_k8s(root: Path, rendered: dict[str, list[Doc]]) -> Problems:
         problems += [f"{label}: {p}" for p in postgres_policy_problems(docs)]
         if directory.parent.name == "overlays":  # the deployable renders
             problems += [f"{label}: {p}" for p in migration_job_problems(docs)]
+            problems += [f"{label}: {p}" for p in local_image_problems(docs)]
     values = root / "deploy/k8s/overlays/prod/nats-values.yaml"
     if values.exists():
         problems += nats_values_problems(values)

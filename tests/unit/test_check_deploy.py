@@ -202,6 +202,14 @@ BREAKAGES = {
         "",
         "Job/kozyr-migrate-dev: ttlSecondsAfterFinished must remove it when done",
     ),
+    # issue 23: dev's local image pulled Always (ImagePullBackOff on kind/minikube)
+    "k8s-dev-pull-policy": (
+        "k8s",
+        "deploy/k8s/overlays/dev/kustomization.yaml",
+        "containers/1/imagePullPolicy\n        value: IfNotPresent",
+        "containers/1/imagePullPolicy\n        value: Always",
+        "Job/kozyr-migrate-dev container table: the local image kozyr:dev must not be pulled",
+    ),
     # the NATS Helm values: a server too old for the clock's message schedules
     "k8s-nats-values": (
         "k8s",

@@ -225,3 +225,32 @@ def test_a_migration_job_without_a_tag_or_a_ttl_fails() -> None:
         "Job/kozyr-migrate: its containers need one tagged image (the release)",
         "Job/kozyr-migrate: ttlSecondsAfterFinished must remove it when done",
     ]
+
+
+@pytest.mark.parametrize(
+    ("container", "policy"),
+    [
+        ({"image": "kozyr:dev", "imagePullPolicy": "Never"}, "Never"),
+        ({"image": "kozyr:dev"}, "IfNotPresent"),
+        ({"image": "kozyr"}, "Always"),
+        ({"image": "kozyr:latest"}, "Always"),
+    ],
+)
+def test_pull_policy_defaults_as_kubernetes_does(container: Doc, policy: str) -> None:
+    assert cd.pull_policy(container) == policy
+
+
+def test_a_local_image_pulled_always_fails() -> None:
+    pulled = {"name": "table", "image": "kozyr:dev", "imagePullPolicy": "Always"}
+    loaded = {"name": "table", "image": "kozyr:dev", "imagePullPolicy": "IfNotPresent"}
+    registry = {
+        "name": "table",
+        "image": "registry.example.com/kozyr:1",
+        "imagePullPolicy": "Always",
+    }
+    assert cd.local_image_problems([deployment("kozyr-table", pulled)]) == [
+        "Deployment/kozyr-table container table: the local image kozyr:dev must not be"
+        " pulled Always (IfNotPresent)"
+    ]
+    docs = [deployment("kozyr-table", loaded), deployment("kozyr-bots", registry)]
+    assert cd.local_image_problems(docs) == []
