@@ -192,6 +192,74 @@ def pg_isready_problem(where: str, command: list[str]) -> str | None:
     return f"{where}: pg_isready must check over TCP (-h 127.0.0.1), not the Unix socket"
 
 
+# --- NATS's memory --------------------------------------------------------------------
+
+SIZE_UNITS = {
+    "": 1, "b": 1,
+    "k": 10**3, "m": 10**6, "g": 10**9, "t": 10**12,
+    **{f"{p}{s}": 2 ** (10 * i) for i, p in enumerate("kmgt", 1) for s in ("b", "i", "ib")},
+}  # fmt: skip
+"""Size suffixes, case-insensitive: K, M, G, T decimal (NATS, Kubernetes); KB/Ki/KiB…
+binary (NATS reads "MB" as MiB; Kubernetes' Mi; Go's GOMEMLIMIT MiB)."""
+
+
+def size_bytes(text: object) -> int:
+    """A size in bytes from NATS's, Kubernetes', Go's or compose's notation
+    ("64MiB", "512Mi", "3GiB", "536870912"); ValueError when it is none."""
+    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*", str(text))
+    if not match or match.group(2).lower() not in SIZE_UNITS:
+        raise ValueError(f"not a size: {text!r}")
+    return int(float(match.group(1)) * SIZE_UNITS[match.group(2).lower()])
+
+
+JETSTREAM_LIMIT = re.compile(
+    r"^\s*(max_mem(?:ory)?(?:_store)?|max_file(?:_store)?)\s*[:=]?\s*\"?([\w.]+)\"?",
+    re.MULTILINE,
+)
+
+
+def jetstream_limits(conf: str) -> dict[str, int]:
+    """JetStream's `memory` and `file` limits set in a NATS configuration file."""
+    return {
+        ("memory" if key.startswith("max_mem") else "file"): size_bytes(value)
+        for key, value in JETSTREAM_LIMIT.findall(conf)
+    }
+
+
+def nats_memory_problems(
+    where: str, limit: object, gomemlimit: object, jetstream: dict[str, int], volume: object
+) -> Problems:
+    """NATS sized for its container, not its host (issue 23: 17.7 GB of memory and 56 GB
+    of store inside a 512 MiB container). JetStream's memory and file stores are set —
+    unset, nats-server takes 75 % of the host's memory and up to 1 TB of its disk — the
+    memory store within half the Go heap's GOMEMLIMIT, which stays at most 90 % of the
+    container's memory limit (the rest: stacks, buffers, the runtime); the file store
+    within its volume when there is one."""
+    missing = [
+        name
+        for name, value in (
+            ("a memory limit", limit),
+            ("GOMEMLIMIT", gomemlimit),
+            ("JetStream's max_memory_store", jetstream.get("memory")),
+            ("JetStream's max_file_store", jetstream.get("file")),
+        )
+        if value is None
+    ]
+    if missing:
+        return [f"{where}: NATS needs {', '.join(missing)} (else it sizes itself from the host)"]
+    problems = []
+    if not jetstream["memory"] * 2 <= size_bytes(gomemlimit) <= size_bytes(limit) * 0.9:
+        problems.append(
+            f"{where}: NATS's max_memory_store ({jetstream['memory']} B) must be at most half"
+            f" its GOMEMLIMIT ({gomemlimit}), at most 90 % of its memory limit ({limit})"
+        )
+    if volume is not None and jetstream["file"] > size_bytes(volume):
+        problems.append(
+            f"{where}: NATS's max_file_store ({jetstream['file']} B) exceeds its volume ({volume})"
+        )
+    return problems
+
+
 # --- docker compose -------------------------------------------------------------------
 
 
@@ -243,12 +311,28 @@ def compose_problems(model: Doc) -> Problems:
     return problems
 
 
+def compose_nats_problems(model: Doc) -> Problems:
+    """compose's NATS sized for its container (nats_memory_problems): the limits of the
+    configuration file its command names, as mounted from the repository."""
+    nats = model.get("services", {}).get("nats")
+    if nats is None:
+        return []
+    config = _option_value(nats.get("command") or [], "-c", "--config")
+    mounted = {v.get("target"): v.get("source") for v in nats.get("volumes") or []}
+    source = mounted.get(config)
+    conf = Path(source).read_text() if source and Path(source).is_file() else ""
+    limits = ((nats.get("deploy") or {}).get("resources") or {}).get("limits") or {}
+    gomemlimit = (nats.get("environment") or {}).get("GOMEMLIMIT")
+    jetstream = jetstream_limits(conf)
+    return nats_memory_problems("compose: nats", limits.get("memory"), gomemlimit, jetstream, None)
+
+
 def check_compose(root: Path) -> Problems:
     try:
         model = compose_config(root)
     except ValueError as err:
         return [f"docker compose config failed:\n{err}"]
-    return compose_problems(model)
+    return compose_problems(model) + compose_nats_problems(model)
 
 
 # --- Kubernetes -----------------------------------------------------------------------
@@ -445,6 +529,60 @@ def postgres_policy_problems(docs: list[Doc]) -> Problems:
     return problems
 
 
+def _mount_of(container: Doc, path: str | None) -> Doc | None:
+    """The volume mount of a container holding `path` (a file or a folder)."""
+    for mount in container.get("volumeMounts") or []:
+        root = str(mount.get("mountPath", "")).rstrip("/")
+        if path and (path == root or path.startswith(f"{root}/")):
+            return dict(mount)
+    return None
+
+
+def _mounted_config_map_file(doc: Doc, container: Doc, path: str | None, docs: list[Doc]) -> str:
+    """The text of a file a container reads from a mounted ConfigMap ("" if none)."""
+    mount = _mount_of(container, path)
+    volumes = {v.get("name"): v for v in (pod_spec(doc) or {}).get("volumes") or []}
+    config_map = ((volumes.get((mount or {}).get("name")) or {}).get("configMap") or {}).get("name")
+    for candidate in docs:
+        if candidate.get("kind") == "ConfigMap" and candidate["metadata"]["name"] == config_map:
+            relative = str(path)[len(str((mount or {})["mountPath"]).rstrip("/")) + 1 :]
+            return str((candidate.get("data") or {}).get(relative, ""))
+    return ""
+
+
+def _claim_size(doc: Doc, container: Doc, path: str | None) -> object:
+    """The storage a StatefulSet claims for the volume mounted at `path`, else None."""
+    mount = _mount_of(container, path) or {}
+    for claim in (doc.get("spec") or {}).get("volumeClaimTemplates") or []:
+        if claim["metadata"]["name"] == mount.get("name"):
+            return (
+                ((claim.get("spec") or {}).get("resources") or {})
+                .get("requests", {})
+                .get("storage")
+            )
+    return None
+
+
+def k8s_nats_problems(docs: list[Doc]) -> Problems:
+    """An in-cluster NATS (dev's StatefulSet) sized for its pod (nats_memory_problems):
+    its --config file from its ConfigMap, GOMEMLIMIT, its memory limit, its volume."""
+    problems = []
+    for doc in [d for d in docs if d.get("kind") in ("StatefulSet", "Deployment")]:
+        for container in containers_of(doc):
+            if not str(container.get("image", "")).rsplit("/", 1)[-1].startswith("nats:"):
+                continue
+            args = [*(container.get("command") or []), *(container.get("args") or [])]
+            config = _option_value(args, "-c", "--config")
+            conf = _mounted_config_map_file(doc, container, config, docs)
+            volume = _claim_size(doc, container, _option_value(args, "-sd", "--store_dir"))
+            env = {e.get("name"): e.get("value") for e in container.get("env") or []}
+            limit = ((container.get("resources") or {}).get("limits") or {}).get("memory")
+            where = f"{_label(doc)} container {container.get('name')}"
+            jetstream = jetstream_limits(conf)
+            problems += nats_memory_problems(where, limit, env.get("GOMEMLIMIT"), jetstream, volume)
+    return problems
+
+
 def database_of(container: Doc) -> str | None:
     """Where a container's KOZYR_DATABASE_URL comes from: its own `env` entry (a value,
     or a Secret key), else the Secrets of its `envFrom`; None when it has none."""
@@ -588,7 +726,35 @@ def nats_values_problems(path: Path) -> Problems:
         major, minor = 0, 0
     if (major, minor) < (2, 12):
         problems.append(f"{path}: container.image.tag must be nats-server 2.12+ ({tag!r})")
+    container = values.get("container") or {}
+    limits = (((container.get("merge") or {}).get("resources") or {}).get("limits")) or {}
+    gomemlimit = (container.get("env") or {}).get("GOMEMLIMIT")
+    pvc = (jetstream.get("fileStore") or {}).get("pvc") or {}
+    problems += nats_memory_problems(
+        str(path),
+        limits.get("memory"),
+        gomemlimit,
+        chart_jetstream_limits(jetstream),
+        pvc.get("size"),
+    )
     return problems
+
+
+def chart_jetstream_limits(jetstream: Doc) -> dict[str, int]:
+    """The JetStream limits the NATS chart writes for these values
+    (files/config/jetstream.yaml): a disabled store 0, an enabled one its maxSize — the
+    file store's defaulting to its volume's size — and nothing (the host's) otherwise."""
+    limits = {}
+    memory = jetstream.get("memoryStore") or {}
+    if not memory.get("enabled") or memory.get("maxSize"):
+        limits["memory"] = size_bytes(memory.get("maxSize") or 0) if memory.get("enabled") else 0
+    file = jetstream.get("fileStore") or {}
+    pvc = file.get("pvc") or {}
+    if not file.get("enabled", True):
+        limits["file"] = 0
+    elif file.get("maxSize") or pvc.get("enabled"):
+        limits["file"] = size_bytes(file.get("maxSize") or pvc.get("size"))
+    return limits
 
 
 def check_k8s(root: Path, rendered: dict[str, list[Doc]]) -> Problems:
@@ -609,6 +775,7 @@ def check_k8s(root: Path, rendered: dict[str, list[Doc]]) -> Problems:
         problems += [f"{label}: {p}" for p in probe_problems(docs)]
         problems += [f"{label}: {p}" for p in secret_problems(docs)]
         problems += [f"{label}: {p}" for p in postgres_policy_problems(docs)]
+        problems += [f"{label}: {p}" for p in k8s_nats_problems(docs)]
         if directory.parent.name == "overlays":  # the deployable renders
             problems += [f"{label}: {p}" for p in migration_job_problems(docs)]
             problems += [f"{label}: {p}" for p in local_image_problems(docs)]

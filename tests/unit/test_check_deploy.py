@@ -210,6 +210,38 @@ BREAKAGES = {
         "containers/1/imagePullPolicy\n        value: Always",
         "Job/kozyr-migrate-dev container table: the local image kozyr:dev must not be pulled",
     ),
+    # issue 23: NATS sized from the host: JetStream's memory store unset ...
+    "compose-nats-jetstream": (
+        "compose",
+        "deploy/nats/nats.conf",
+        "  max_memory_store: 64MiB\n",
+        "",
+        "compose: nats: NATS needs JetStream's max_memory_store",
+    ),
+    # ... a heap limit beyond the container's
+    "compose-nats-gomemlimit": (
+        "compose",
+        "docker-compose.yml",
+        "GOMEMLIMIT: 400MiB",
+        "GOMEMLIMIT: 500MiB",
+        "compose: nats: NATS's max_memory_store (67108864 B) must be at most half its",
+    ),
+    # ... a file store beyond its volume
+    "k8s-nats-file-store": (
+        "k8s",
+        "deploy/k8s/overlays/dev/nats.conf",
+        "max_file_store: 4GiB",
+        "max_file_store: 6GiB",
+        "StatefulSet/nats container nats: NATS's max_file_store (6442450944 B) exceeds",
+    ),
+    # ... prod's heap unbounded
+    "k8s-nats-values-gomemlimit": (
+        "k8s",
+        "deploy/k8s/overlays/prod/nats-values.yaml",
+        "    GOMEMLIMIT: 3GiB\n",
+        "",
+        "nats-values.yaml: NATS needs GOMEMLIMIT (else it sizes itself from the host)",
+    ),
     # the NATS Helm values: a server too old for the clock's message schedules
     "k8s-nats-values": (
         "k8s",

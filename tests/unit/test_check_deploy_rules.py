@@ -254,3 +254,93 @@ def test_a_local_image_pulled_always_fails() -> None:
     ]
     docs = [deployment("kozyr-table", loaded), deployment("kozyr-bots", registry)]
     assert cd.local_image_problems(docs) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "size"),
+    [
+        ("536870912", 512 * 2**20),  # compose's model
+        ("512M", 512 * 10**6),  # NATS and Kubernetes: decimal
+        ("512Mi", 512 * 2**20),
+        ("64MB", 64 * 2**20),  # NATS: binary
+        ("400MiB", 400 * 2**20),  # GOMEMLIMIT
+        ("3GiB", 3 * 2**30),
+        ("1.5Gi", 3 * 2**29),
+        ("4g", 4 * 10**9),
+        ("20Ti", 20 * 2**40),
+    ],
+)
+def test_size_bytes(text: str, size: int) -> None:
+    assert cd.size_bytes(text) == size
+
+
+@pytest.mark.parametrize("text", ["", "MiB", "5 parsecs", "-1G", None])
+def test_size_bytes_refuses_what_is_no_size(text: object) -> None:
+    with pytest.raises(ValueError, match="not a size"):
+        cd.size_bytes(text)
+
+
+def test_jetstream_limits_of_a_nats_config() -> None:
+    conf = """
+    include "rights.conf"
+    jetstream {
+      max_mem: 64MiB   # a comment
+      max_file_store = "2G"
+    }
+    """
+    assert cd.jetstream_limits(conf) == {"memory": 64 * 2**20, "file": 2 * 10**9}
+    assert cd.jetstream_limits("jetstream {\n  max_memory_store: 1KB\n}") == {"memory": 1024}
+
+
+JETSTREAM = {"memory": 64 * 2**20, "file": 4 * 2**30}
+
+
+def test_nats_sized_for_its_container_passes() -> None:
+    assert cd.nats_memory_problems("n", "512Mi", "400MiB", JETSTREAM, "5Gi") == []
+    assert cd.nats_memory_problems("n", "512Mi", "128MiB", JETSTREAM, None) == []
+
+
+@pytest.mark.parametrize(
+    ("limit", "gomemlimit"),
+    [
+        ("512Mi", "127MiB"),  # the memory store more than half the heap
+        ("512Mi", "461MiB"),  # the heap more than 90 % of the limit
+        ("256Mi", "400MiB"),  # ... or beyond it
+    ],
+)
+def test_nats_memory_out_of_proportion_fails(limit: str, gomemlimit: str) -> None:
+    assert cd.nats_memory_problems("n", limit, gomemlimit, JETSTREAM, None) == [
+        f"n: NATS's max_memory_store ({64 * 2**20} B) must be at most half its GOMEMLIMIT"
+        f" ({gomemlimit}), at most 90 % of its memory limit ({limit})"
+    ]
+
+
+def test_a_nats_file_store_beyond_its_volume_fails() -> None:
+    assert cd.nats_memory_problems("n", "512Mi", "400MiB", JETSTREAM, "4095Mi") == [
+        f"n: NATS's max_file_store ({4 * 2**30} B) exceeds its volume (4095Mi)"
+    ]
+
+
+def test_nats_left_to_size_itself_from_the_host_fails() -> None:
+    assert cd.nats_memory_problems("n", None, None, {}, None) == [
+        "n: NATS needs a memory limit, GOMEMLIMIT, JetStream's max_memory_store,"
+        " JetStream's max_file_store (else it sizes itself from the host)"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("jetstream", "limits"),
+    [
+        ({}, {"memory": 0}),  # the chart's defaults: no memory store, file store unset
+        ({"fileStore": {"enabled": True, "pvc": {"enabled": True, "size": "10Gi"}}},
+         {"memory": 0, "file": 10 * 2**30}),
+        ({"fileStore": {"maxSize": "8Gi", "pvc": {"enabled": True, "size": "10Gi"}},
+          "memoryStore": {"enabled": True, "maxSize": "1Gi"}},
+         {"memory": 2**30, "file": 8 * 2**30}),
+        ({"fileStore": {"enabled": False}, "memoryStore": {"enabled": True}}, {"file": 0}),
+    ],
+)  # fmt: skip
+def test_chart_jetstream_limits_as_the_chart_writes_them(
+    jetstream: Doc, limits: dict[str, int]
+) -> None:
+    assert cd.chart_jetstream_limits(jetstream) == limits
