@@ -286,6 +286,21 @@ def compose_config(root: Path, env_file: Path | None = None) -> Doc:
     return model
 
 
+LOOPBACK = ("127.0.0.1", "::1", "localhost")
+
+
+def published_port_problems(name: str, service: Doc) -> Problems:
+    """Ports are published on the loopback by default (issue 23): with no host address
+    Docker publishes on 0.0.0.0, every interface, past the host's firewall (Docker's
+    own iptables rules); opening them is a choice made in .env (KOZYR_PUBLISH_ADDRESS)."""
+    return [
+        f"compose: {name} publishes port {port.get('published')} on"
+        f" {port.get('host_ip') or '0.0.0.0'}: publish on 127.0.0.1 by default"
+        for port in service.get("ports") or []
+        if port.get("published") and port.get("host_ip") not in LOOPBACK
+    ]
+
+
 def compose_problems(model: Doc) -> Problems:
     problems = []
     for name, svc in sorted(model.get("services", {}).items()):
@@ -296,6 +311,7 @@ def compose_problems(model: Doc) -> Problems:
             problems.append(f"compose: {name} has no health check")
         pg_problem = pg_isready_problem(f"compose: {name}'s health check", test)
         problems += [pg_problem] if pg_problem else []
+        problems += published_port_problems(name, svc)
         if not svc.get("restart"):
             problems.append(f"compose: {name} has no restart policy")
         limits = ((svc.get("deploy") or {}).get("resources") or {}).get("limits") or {}

@@ -242,6 +242,14 @@ BREAKAGES = {
         "",
         "nats-values.yaml: NATS needs GOMEMLIMIT (else it sizes itself from the host)",
     ),
+    # issue 23: a gRPC port published on every interface
+    "compose-published-everywhere": (
+        "compose",
+        "docker-compose.yml",
+        '"${KOZYR_PUBLISH_ADDRESS:-127.0.0.1}:50054:50054"',
+        '"50054:50054"',
+        "compose: clock publishes port 50054 on 0.0.0.0: publish on 127.0.0.1 by default",
+    ),
     # the NATS Helm values: a server too old for the clock's message schedules
     "k8s-nats-values": (
         "k8s",

@@ -344,3 +344,23 @@ def test_chart_jetstream_limits_as_the_chart_writes_them(
     jetstream: Doc, limits: dict[str, int]
 ) -> None:
     assert cd.chart_jetstream_limits(jetstream) == limits
+
+
+def test_ports_published_on_the_loopback_pass() -> None:
+    ports = [
+        {"target": 50051, "published": "50051", "host_ip": "127.0.0.1"},
+        {"target": 50052, "published": "50052", "host_ip": "::1"},
+        {"target": 9000},  # exposed to the compose network only
+    ]
+    assert cd.published_port_problems("table", {"ports": ports}) == []
+
+
+def test_ports_published_on_every_interface_fail() -> None:
+    ports = [
+        {"target": 50051, "published": "50051"},
+        {"target": 50052, "published": "50052", "host_ip": "0.0.0.0"},
+    ]
+    assert cd.published_port_problems("table", {"ports": ports}) == [
+        "compose: table publishes port 50051 on 0.0.0.0: publish on 127.0.0.1 by default",
+        "compose: table publishes port 50052 on 0.0.0.0: publish on 127.0.0.1 by default",
+    ]
