@@ -144,10 +144,88 @@ def _failed(what: str, proc: subprocess.CompletedProcess[str]) -> Problems:
 # --- Dockerfile ------------------------------------------------------------------------
 
 
+RUNTIME_VENV = "/opt/kozyr"
+"""The venv the build stage makes and the runtime stage copies: the whole application."""
+
+INSTALLERS = ("setuptools", "pip")
+
+DOCKERIGNORED = (".git", ".venv", ".kozyr", ".env")
+"""What the build context must leave out: history, the work tree's venvs and generated
+code, `make run`'s data and keys, compose's secrets."""
+
+
+def dockerfile_instructions(text: str) -> list[str]:
+    """A Dockerfile's instructions, continuation lines joined and comments dropped."""
+    joined = re.sub(r"\\\n(\s*#[^\n]*\n)*", " ", text)
+    return [
+        line.strip()
+        for line in joined.splitlines()
+        if line.strip() and not line.lstrip().startswith("#")
+    ]
+
+
+def shell_commands(script: str) -> list[list[str]]:
+    """The simple commands of a shell line, split on `&&`, `||`, `;` and `|` outside quotes."""
+    lexer = shlex.shlex(script, posix=True, punctuation_chars=";&|")
+    lexer.whitespace_split = True
+    commands: list[list[str]] = [[]]
+    for token in lexer:
+        if token in ("&&", "||", ";", "|"):
+            commands.append([])
+        else:
+            commands[-1].append(token)
+    return [command for command in commands if command]
+
+
+def runtime_venv_problems(text: str) -> Problems:
+    """The runtime venv keeps no installer (issue 23): `python -m venv` of Python 3.11
+    puts pip and setuptools in it, which nothing runs in the image and a scanner counts
+    against it; the build step removes both with the venv's pip."""
+    removed: set[str] = set()
+    for instruction in dockerfile_instructions(text):
+        if not instruction.upper().startswith("RUN "):
+            continue
+        for words in shell_commands(instruction[4:]):
+            if words[:2] == [f"{RUNTIME_VENV}/bin/pip", "uninstall"]:
+                removed.update(word for word in words[2:] if not word.startswith("-"))
+    missing = [name for name in INSTALLERS if name not in removed]
+    if not missing:
+        return []
+    return [
+        f"Dockerfile: the runtime venv {RUNTIME_VENV} keeps {' and '.join(missing)}, which"
+        f" nothing runs there (`{RUNTIME_VENV}/bin/pip uninstall --yes setuptools pip`)"
+    ]
+
+
+def dockerignore_problems(root: Path) -> Problems:
+    """The image is built with the repository root as its context (`docker build -f
+    deploy/docker/Dockerfile .`), so Docker reads the root's .dockerignore — or
+    deploy/docker/Dockerfile.dockerignore, which would replace it — and never a
+    .dockerignore elsewhere (issue 23: deploy/docker/.dockerignore was dead)."""
+    problems = [
+        f"{path.relative_to(root)} is never read (the build context is the repository"
+        " root: its .dockerignore is)"
+        for path in sorted((root / "deploy").rglob(".dockerignore"))
+    ]
+    beside = root / "deploy/docker/Dockerfile.dockerignore"
+    read = beside if beside.exists() else root / ".dockerignore"
+    if not read.exists():
+        return [
+            *problems,
+            f"{read.relative_to(root)} is missing: the build context takes everything",
+        ]
+    patterns = {line.strip().strip("/") for line in read.read_text().splitlines()}
+    missing = [name for name in DOCKERIGNORED if name not in patterns]
+    if missing:
+        problems.append(f"{read.relative_to(root)} must leave out {', '.join(missing)}")
+    return problems
+
+
 def check_dockerfile(root: Path) -> Problems:
     dockerfile = root / "deploy/docker/Dockerfile"
     proc = run([tool("hadolint"), str(dockerfile)])
-    return _failed(f"hadolint {dockerfile}", proc) if proc.returncode else []
+    problems = _failed(f"hadolint {dockerfile}", proc) if proc.returncode else []
+    return problems + runtime_venv_problems(dockerfile.read_text()) + dockerignore_problems(root)
 
 
 # --- PostgreSQL's health check ---------------------------------------------------------
@@ -599,6 +677,104 @@ def k8s_nats_problems(docs: list[Doc]) -> Problems:
     return problems
 
 
+def statefulset_service_problems(docs: list[Doc]) -> Problems:
+    """A StatefulSet's serviceName names its governing Service, which must be headless
+    (clusterIP: None): it gives each pod its DNS name (issue 23)."""
+    services = {d["metadata"]["name"]: d for d in docs if d.get("kind") == "Service"}
+    problems = []
+    for statefulset in [d for d in docs if d.get("kind") == "StatefulSet"]:
+        name = (statefulset.get("spec") or {}).get("serviceName")
+        service = services.get(name)
+        if service is None:
+            problems.append(f"{_label(statefulset)}: its serviceName {name} is no Service here")
+        elif (service.get("spec") or {}).get("clusterIP") != "None":
+            problems.append(
+                f"{_label(statefulset)}: its governing Service/{name} must be headless"
+                " (clusterIP: None)"
+            )
+    return problems
+
+
+def autoscaled_replicas_problems(docs: list[Doc]) -> Problems:
+    """No `replicas` beside a HorizontalPodAutoscaler (issue 23): each `kubectl apply`
+    would set the count back to it, undoing the autoscaler's scaling."""
+    problems = []
+    for hpa in [d for d in docs if d.get("kind") == "HorizontalPodAutoscaler"]:
+        target = (hpa.get("spec") or {}).get("scaleTargetRef") or {}
+        for doc in docs:
+            scaled = (doc.get("kind"), doc["metadata"].get("name")) == (
+                target.get("kind"),
+                target.get("name"),
+            )
+            if scaled and "replicas" in (doc.get("spec") or {}):
+                problems.append(
+                    f"{_label(doc)} sets replicas beside {_label(hpa)}, which owns the count"
+                )
+    return problems
+
+
+RESTRICTED = "restricted"
+"""The Pod Security Standard the namespace enforces."""
+
+
+def namespace_problems(docs: list[Doc]) -> Problems:
+    """Every namespace enforces the `restricted` Pod Security Standard (issue 23): a pod
+    that would run as root, escalate or keep capabilities is refused at admission."""
+    problems = []
+    for namespace in [d for d in docs if d.get("kind") == "Namespace"]:
+        labels = namespace["metadata"].get("labels") or {}
+        if labels.get("pod-security.kubernetes.io/enforce") != RESTRICTED:
+            problems.append(
+                f"{_label(namespace)}: label pod-security.kubernetes.io/enforce must be"
+                f" {RESTRICTED}"
+            )
+    return problems
+
+
+def restricted_container_problems(where: str, pod: Doc, container: Doc) -> Problems:
+    """What the `restricted` standard asks of a container (with its pod's defaults)."""
+    pod_context = pod.get("securityContext") or {}
+    context = container.get("securityContext") or {}
+    seccomp = (context.get("seccompProfile") or pod_context.get("seccompProfile") or {}).get("type")
+    capabilities = context.get("capabilities") or {}
+    rules = {
+        "runAsNonRoot: true": context.get("runAsNonRoot", pod_context.get("runAsNonRoot")) is True,
+        "runAsUser other than 0": context.get("runAsUser", pod_context.get("runAsUser")) != 0,
+        "allowPrivilegeEscalation: false": context.get("allowPrivilegeEscalation") is False,
+        "capabilities drop ALL": "ALL" in (capabilities.get("drop") or []),
+        "no added capability but NET_BIND_SERVICE": set(capabilities.get("add") or [])
+        <= {"NET_BIND_SERVICE"},
+        "not privileged": not context.get("privileged"),
+        "seccompProfile RuntimeDefault or Localhost": seccomp in ("RuntimeDefault", "Localhost"),
+    }
+    return [
+        f"{where}: the restricted Pod Security Standard needs {r}"
+        for r, ok in rules.items()
+        if not ok
+    ]
+
+
+def restricted_pod_problems(docs: list[Doc]) -> Problems:
+    """Every pod passes the `restricted` standard the namespace enforces: one that does
+    not would be refused at admission, its workload left without pods."""
+    problems = []
+    for doc in docs:
+        pod = pod_spec(doc)
+        if pod is None:
+            continue
+        for field in ("hostNetwork", "hostPID", "hostIPC"):
+            if pod.get(field):
+                problems.append(
+                    f"{_label(doc)}: the restricted Pod Security Standard forbids {field}"
+                )
+        if any("hostPath" in volume for volume in pod.get("volumes") or []):
+            problems.append(f"{_label(doc)}: the restricted Pod Security Standard forbids hostPath")
+        for container in containers_of(doc):
+            where = f"{_label(doc)} container {container.get('name')}"
+            problems += restricted_container_problems(where, pod, container)
+    return problems
+
+
 def database_of(container: Doc) -> str | None:
     """Where a container's KOZYR_DATABASE_URL comes from: its own `env` entry (a value,
     or a Secret key), else the Secrets of its `envFrom`; None when it has none."""
@@ -753,6 +929,24 @@ def nats_values_problems(path: Path) -> Problems:
         chart_jetstream_limits(jetstream),
         pvc.get("size"),
     )
+    return problems + chart_pod_security_problems(path, values)
+
+
+CHART_CONTAINERS = {"container": True, "reloader": True, "promExporter": False}
+"""The NATS chart's containers in each server pod, and whether each is on by default."""
+
+
+def chart_pod_security_problems(path: Path, values: Doc) -> Problems:
+    """The chart's pods pass the `restricted` standard the namespace enforces: the pod's
+    securityContext (podTemplate.merge) and each enabled container's (its merge)."""
+    pod = ((values.get("podTemplate") or {}).get("merge") or {}).get("spec") or {}
+    problems = []
+    for name, default in CHART_CONTAINERS.items():
+        section = values.get(name) or {}
+        if name != "container" and not section.get("enabled", default):
+            continue
+        container = {"securityContext": (section.get("merge") or {}).get("securityContext")}
+        problems += restricted_container_problems(f"{path}: {name}", pod, container)
     return problems
 
 
@@ -792,6 +986,10 @@ def check_k8s(root: Path, rendered: dict[str, list[Doc]]) -> Problems:
         problems += [f"{label}: {p}" for p in secret_problems(docs)]
         problems += [f"{label}: {p}" for p in postgres_policy_problems(docs)]
         problems += [f"{label}: {p}" for p in k8s_nats_problems(docs)]
+        problems += [f"{label}: {p}" for p in statefulset_service_problems(docs)]
+        problems += [f"{label}: {p}" for p in autoscaled_replicas_problems(docs)]
+        problems += [f"{label}: {p}" for p in namespace_problems(docs)]
+        problems += [f"{label}: {p}" for p in restricted_pod_problems(docs)]
         if directory.parent.name == "overlays":  # the deployable renders
             problems += [f"{label}: {p}" for p in migration_job_problems(docs)]
             problems += [f"{label}: {p}" for p in local_image_problems(docs)]

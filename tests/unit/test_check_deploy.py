@@ -20,7 +20,7 @@ import yaml
 
 REPO = Path(__file__).resolve().parents[2]
 SCRIPT = REPO / "tools/check_deploy.py"
-DEPLOY_FILES = ("deploy", "docker-compose.yml", ".env.example")
+DEPLOY_FILES = ("deploy", "docker-compose.yml", ".env.example", ".dockerignore")
 
 
 def check_deploy(root: Path, *only: str) -> subprocess.CompletedProcess[str]:
@@ -73,6 +73,22 @@ BREAKAGES = {
         "USER 10001:10001",
         "RUN apt-get update && apt-get install -y curl\nUSER 10001:10001",
         "hadolint",
+    ),
+    # issue 23: setuptools left in the runtime venv
+    "dockerfile-installers": (
+        "dockerfile",
+        "deploy/docker/Dockerfile",
+        "pip uninstall --yes setuptools pip",
+        "pip uninstall --yes pip",
+        "the runtime venv /opt/kozyr keeps setuptools, which nothing runs there",
+    ),
+    # ... and the build context taking compose's secrets (.env)
+    "dockerignore-secrets": (
+        "dockerfile",
+        ".dockerignore",
+        "\n.env\n",
+        "\n",
+        ".dockerignore must leave out .env",
     ),
     # Docker Compose's own parser: a dependency on a service that does not exist
     "compose-parser": (
@@ -250,6 +266,46 @@ BREAKAGES = {
         '"50054:50054"',
         "compose: clock publishes port 50054 on 0.0.0.0: publish on 127.0.0.1 by default",
     ),
+    # issue 23: a StatefulSet whose governing Service is not headless
+    "k8s-statefulset-service": (
+        "k8s",
+        "deploy/k8s/overlays/dev/postgres.yaml",
+        "  clusterIP: None\n",
+        "",
+        "StatefulSet/postgres: its governing Service/postgres must be headless",
+    ),
+    # ... replicas beside an HPA (each apply resets the scale)
+    "k8s-replicas-beside-hpa": (
+        "k8s",
+        "deploy/k8s/overlays/prod/replicas.yaml",
+        "  name: kozyr-table\nspec:\n",
+        "  name: kozyr-table\nspec:\n  replicas: 3\n",
+        "Deployment/kozyr-table sets replicas beside HorizontalPodAutoscaler/kozyr-table",
+    ),
+    # ... a namespace without the restricted Pod Security Standard
+    "k8s-pod-security-label": (
+        "k8s",
+        "deploy/k8s/base/namespace.yaml",
+        "pod-security.kubernetes.io/enforce: restricted",
+        "pod-security.kubernetes.io/enforce: baseline",
+        "Namespace/kozyr: label pod-security.kubernetes.io/enforce must be restricted",
+    ),
+    # ... and a pod that standard would refuse
+    "k8s-restricted-pod": (
+        "k8s",
+        "deploy/k8s/overlays/dev/postgres.yaml",
+        "runAsNonRoot: true",
+        "runAsNonRoot: false",
+        "StatefulSet/postgres container postgres: the restricted Pod Security Standard needs"
+        " runAsNonRoot: true",
+    ),
+    "k8s-nats-values-reloader": (
+        "k8s",
+        "deploy/k8s/overlays/prod/nats-values.yaml",
+        "reloader:\n  merge:\n    securityContext:\n      allowPrivilegeEscalation: false",
+        "reloader:\n  merge:\n    securityContext:\n      allowPrivilegeEscalation: true",
+        "reloader: the restricted Pod Security Standard needs allowPrivilegeEscalation: false",
+    ),
     # the NATS Helm values: a server too old for the clock's message schedules
     "k8s-nats-values": (
         "k8s",
@@ -271,6 +327,13 @@ def test_a_broken_copy_fails(
     result = check_deploy(copy, check)
     assert result.returncode == 1, result.stdout + result.stderr
     assert message in result.stderr
+
+
+def test_a_dockerignore_beside_the_dockerfile_is_never_read(copy: Path) -> None:
+    (copy / "deploy/docker/.dockerignore").write_text(".venv\n")
+    result = check_deploy(copy, "dockerfile")
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "deploy/docker/.dockerignore is never read" in result.stderr
 
 
 def test_a_new_release_gets_a_migration_job_of_its_own(copy: Path) -> None:

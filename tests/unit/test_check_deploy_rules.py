@@ -4,6 +4,7 @@ tests/unit/test_check_deploy.py runs the whole script over broken copies of the 
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -364,3 +365,196 @@ def test_ports_published_on_every_interface_fail() -> None:
         "compose: table publishes port 50051 on 0.0.0.0: publish on 127.0.0.1 by default",
         "compose: table publishes port 50052 on 0.0.0.0: publish on 127.0.0.1 by default",
     ]
+
+
+DOCKERFILE = """FROM python:3.11-slim AS build
+# a comment
+RUN python -m venv /opt/kozyr \\
+ && /opt/kozyr/bin/pip install --no-cache-dir . \\
+ # a comment inside the instruction
+ && /opt/kozyr/bin/pip uninstall --yes setuptools pip \\
+ && /opt/kozyr/bin/python -c "import sys; sys.exit(0)"
+FROM python:3.11-slim
+"""
+
+
+def test_a_runtime_venv_without_installers_passes() -> None:
+    assert cd.runtime_venv_problems(DOCKERFILE) == []
+
+
+@pytest.mark.parametrize(
+    ("step", "kept"),
+    [
+        ("/opt/kozyr/bin/pip uninstall --yes pip", "setuptools"),
+        ("/opt/kozyr/bin/pip uninstall --yes setuptools", "pip"),
+        ("/opt/protogen/bin/pip uninstall --yes setuptools pip", "setuptools and pip"),
+        ('echo "/opt/kozyr/bin/pip uninstall --yes setuptools pip"', "setuptools and pip"),
+    ],
+)
+def test_a_runtime_venv_keeping_an_installer_fails(step: str, kept: str) -> None:
+    text = DOCKERFILE.replace("/opt/kozyr/bin/pip uninstall --yes setuptools pip", step)
+    assert cd.runtime_venv_problems(text) == [
+        f"Dockerfile: the runtime venv /opt/kozyr keeps {kept}, which nothing runs there"
+        " (`/opt/kozyr/bin/pip uninstall --yes setuptools pip`)"
+    ]
+
+
+def test_shell_commands_split_outside_quotes() -> None:
+    assert cd.shell_commands('a "b && c"; d || e | f && g') == [
+        ["a", "b && c"], ["d"], ["e"], ["f"], ["g"]
+    ]  # fmt: skip
+
+
+def write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+
+
+def test_the_root_dockerignore_leaving_out_secrets_and_venvs_passes(tmp_path: Path) -> None:
+    write(tmp_path / ".dockerignore", "# context\n.git\n.venv/\n/.kozyr\n.env\n")
+    assert cd.dockerignore_problems(tmp_path) == []
+
+
+def test_dockerignore_files_docker_never_reads_fail(tmp_path: Path) -> None:
+    write(tmp_path / ".dockerignore", ".git\n.venv\n.kozyr\n.env\n")
+    write(tmp_path / "deploy/docker/.dockerignore", ".venv\n")
+    assert cd.dockerignore_problems(tmp_path) == [
+        "deploy/docker/.dockerignore is never read (the build context is the repository"
+        " root: its .dockerignore is)"
+    ]
+
+
+def test_the_dockerfiles_own_dockerignore_replaces_the_roots(tmp_path: Path) -> None:
+    write(tmp_path / ".dockerignore", ".git\n.venv\n.kozyr\n.env\n")
+    write(tmp_path / "deploy/docker/Dockerfile.dockerignore", ".git\n")
+    assert cd.dockerignore_problems(tmp_path) == [
+        "deploy/docker/Dockerfile.dockerignore must leave out .venv, .kozyr, .env"
+    ]
+    (tmp_path / ".dockerignore").unlink()
+    (tmp_path / "deploy/docker/Dockerfile.dockerignore").unlink()
+    assert cd.dockerignore_problems(tmp_path) == [
+        ".dockerignore is missing: the build context takes everything"
+    ]
+
+
+def statefulset(service: str) -> Doc:
+    return {"kind": "StatefulSet", "metadata": {"name": "db"}, "spec": {"serviceName": service}}
+
+
+def service(name: str, cluster_ip: str | None) -> Doc:
+    spec = {"clusterIP": cluster_ip} if cluster_ip else {}
+    return {"kind": "Service", "metadata": {"name": name}, "spec": spec}
+
+
+def test_a_statefulset_with_a_headless_service_passes() -> None:
+    assert cd.statefulset_service_problems([statefulset("db"), service("db", "None")]) == []
+
+
+def test_a_statefulset_without_a_headless_service_fails() -> None:
+    docs = [statefulset("db"), service("db", None)]
+    assert cd.statefulset_service_problems(docs) == [
+        "StatefulSet/db: its governing Service/db must be headless (clusterIP: None)"
+    ]
+    assert cd.statefulset_service_problems([statefulset("gone")]) == [
+        "StatefulSet/db: its serviceName gone is no Service here"
+    ]
+
+
+def hpa(target: str) -> Doc:
+    ref = {"apiVersion": "apps/v1", "kind": "Deployment", "name": target}
+    return {
+        "kind": "HorizontalPodAutoscaler",
+        "metadata": {"name": target},
+        "spec": {"scaleTargetRef": ref},
+    }
+
+
+def test_replicas_beside_an_hpa_fail() -> None:
+    scaled = {"kind": "Deployment", "metadata": {"name": "a"}, "spec": {"replicas": 2}}
+    alone = {"kind": "Deployment", "metadata": {"name": "b"}, "spec": {"replicas": 2}}
+    same_name = {"kind": "StatefulSet", "metadata": {"name": "c"}, "spec": {"replicas": 1}}
+    left_to_it = {"kind": "Deployment", "metadata": {"name": "c"}, "spec": {}}
+    docs = [scaled, alone, same_name, left_to_it, hpa("a"), hpa("c")]
+    assert cd.autoscaled_replicas_problems(docs) == [
+        "Deployment/a sets replicas beside HorizontalPodAutoscaler/a, which owns the count"
+    ]
+
+
+def namespace(labels: dict[str, str]) -> Doc:
+    return {"kind": "Namespace", "metadata": {"name": "kozyr", "labels": labels}}
+
+
+def test_a_namespace_enforcing_restricted_passes() -> None:
+    docs = [namespace({"pod-security.kubernetes.io/enforce": "restricted"})]
+    assert cd.namespace_problems(docs) == []
+
+
+@pytest.mark.parametrize(
+    "labels",
+    [
+        {},
+        {"pod-security.kubernetes.io/enforce": "baseline"},
+        {"pod-security.kubernetes.io/warn": "restricted"},
+    ],
+)
+def test_a_namespace_not_enforcing_restricted_fails(labels: dict[str, str]) -> None:
+    assert cd.namespace_problems([namespace(labels)]) == [
+        "Namespace/kozyr: label pod-security.kubernetes.io/enforce must be restricted"
+    ]
+
+
+RESTRICTED_POD = {
+    "securityContext": {"runAsNonRoot": True, "seccompProfile": {"type": "RuntimeDefault"}}
+}
+RESTRICTED_CONTEXT = {"allowPrivilegeEscalation": False, "capabilities": {"drop": ["ALL"]}}
+
+
+def test_a_restricted_container_passes() -> None:
+    container = {"securityContext": RESTRICTED_CONTEXT}
+    assert cd.restricted_container_problems("c", RESTRICTED_POD, container) == []
+    on_its_own = {"securityContext": {**RESTRICTED_CONTEXT, "runAsNonRoot": True,
+                  "seccompProfile": {"type": "Localhost"},
+                  "capabilities": {"drop": ["ALL"], "add": ["NET_BIND_SERVICE"]}}}  # fmt: skip
+    assert cd.restricted_container_problems("c", {}, on_its_own) == []
+
+
+@pytest.mark.parametrize(
+    ("change", "needed"),
+    [
+        ({"allowPrivilegeEscalation": True}, "allowPrivilegeEscalation: false"),
+        ({"capabilities": {"drop": ["NET_RAW"]}}, "capabilities drop ALL"),
+        ({"capabilities": {"drop": ["ALL"], "add": ["SYS_ADMIN"]}},
+         "no added capability but NET_BIND_SERVICE"),
+        ({"privileged": True}, "not privileged"),
+        ({"runAsUser": 0}, "runAsUser other than 0"),
+        ({"runAsNonRoot": False}, "runAsNonRoot: true"),
+        ({"seccompProfile": {"type": "Unconfined"}}, "seccompProfile RuntimeDefault or Localhost"),
+    ],
+)  # fmt: skip
+def test_an_unrestricted_container_fails(change: Doc, needed: str) -> None:
+    container = {"securityContext": {**RESTRICTED_CONTEXT, **change}}
+    assert cd.restricted_container_problems("c", RESTRICTED_POD, container) == [
+        f"c: the restricted Pod Security Standard needs {needed}"
+    ]
+
+
+def test_a_pod_on_the_host_fails() -> None:
+    pod = {**RESTRICTED_POD, "hostNetwork": True, "volumes": [{"name": "h", "hostPath": {}}]}
+    pod["containers"] = [{"name": "c", "securityContext": RESTRICTED_CONTEXT}]
+    job = {"kind": "Job", "metadata": {"name": "j"}, "spec": {"template": {"spec": pod}}}
+    assert cd.restricted_pod_problems([job]) == [
+        "Job/j: the restricted Pod Security Standard forbids hostNetwork",
+        "Job/j: the restricted Pod Security Standard forbids hostPath",
+    ]
+
+
+def test_the_nats_charts_reloader_is_checked_unless_disabled(tmp_path: Path) -> None:
+    secure = {"merge": {"securityContext": RESTRICTED_CONTEXT}}
+    values: Doc = {"podTemplate": {"merge": {"spec": RESTRICTED_POD}}, "container": secure}
+    path = tmp_path / "values.yaml"
+    assert cd.chart_pod_security_problems(path, values) == [
+        f"{path}: reloader: the restricted Pod Security Standard needs {needed}"
+        for needed in ("allowPrivilegeEscalation: false", "capabilities drop ALL")
+    ]
+    assert cd.chart_pod_security_problems(path, {**values, "reloader": secure}) == []
+    assert cd.chart_pod_security_problems(path, {**values, "reloader": {"enabled": False}}) == []
