@@ -558,3 +558,24 @@ def test_the_nats_charts_reloader_is_checked_unless_disabled(tmp_path: Path) -> 
     ]
     assert cd.chart_pod_security_problems(path, {**values, "reloader": secure}) == []
     assert cd.chart_pod_security_problems(path, {**values, "reloader": {"enabled": False}}) == []
+
+
+TABLE_DATABASE = {("kozyr-secrets", "KOZYR_DATABASE_URL"), ("kozyr-db-app", "password")}
+MATCHMAKING_DATABASE = {
+    ("kozyr-secrets", "KOZYR_MATCHMAKING_DATABASE_URL"),
+    ("kozyr-matchmaking-db", "password"),
+}
+
+
+@pytest.mark.parametrize("container", sorted(cd.SECRET_KEYS))
+def test_each_database_and_nats_user_is_granted_to_its_own_containers(container: str) -> None:
+    """The grants themselves: a database's credentials only to its service and its
+    migration, a NATS password only to its own user, the JWT key to no migration."""
+    granted = cd.SECRET_KEYS[container]
+    app, name = container.split("/")
+    assert bool(granted & TABLE_DATABASE) == (name == "table")
+    assert bool(granted & MATCHMAKING_DATABASE) == (name == "matchmaking")
+    assert {key for secret, key in granted if secret == "kozyr-nats"} == (
+        set() if app == "kozyr-migrate" else {name}
+    )
+    assert (("kozyr-secrets", "KOZYR_JWT_KEY") in granted) == (app != "kozyr-migrate")
