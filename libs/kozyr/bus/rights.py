@@ -113,7 +113,8 @@ def password_variable(user: str) -> str:
 
 
 def server_config_template(root: str) -> str:
-    """The NATS configuration of a deployment (deploy/nats/nats.conf): every password
+    """The NATS users of a deployment (deploy/nats/rights.conf, which the server's
+    deploy/nats/nats.conf includes beside JetStream's limits): every password
     read by the server from its environment (`password: $KOZYR_NATS_BOTS_PASSWORD`)."""
     marks = {user: f"@@{password_variable(user)}@@" for user in (*SERVICES, ADMIN_USER)}
     text = server_config(marks, root, anonymous_admin=False)
