@@ -229,11 +229,14 @@ def health(
         float, typer.Option("--timeout", min=0.1, help="Seconds to wait for the answer.")
     ] = 3.0,
 ) -> None:
-    """Exit 0 if the service answers SERVING to a gRPC health check, else 1 (a
-    container's health check: `kozyr health`)."""
-    from kozyr.cli.health import check, default_target
+    """Exit 0 if the service answers SERVING to a gRPC health check, else 1 (the probe
+    the containers run is `python -m kozyr.health`, the same check without the CLI)."""
+    from kozyr import health as probe
 
-    typer.echo(check(target or default_target(), service, timeout))
+    try:
+        typer.echo(probe.check(target or probe.default_target(), service, timeout))
+    except probe.ProbeError as err:
+        raise CliError(err.message, ExitCode(err.code)) from None
 
 
 app.command(name="play")(reports_errors(play_command))
