@@ -13,6 +13,10 @@
 Run inside the checkout while `make run` goes, every command finds the stack by itself
 (`kozyr.stackfile`); KOZYR_* variables that are set always win.
 
+Each command imports what it needs when it runs: `kozyr --help`, `kozyr token` and
+`kozyr health` load neither SQLAlchemy nor the play TUI nor any service
+(tests/unit/test_cli_imports.py).
+
 Exit codes: 0 all holds, 1 a verification failed, 2 usage or configuration problems
 (see `kozyr.cli.problems`). Errors are one clear sentence on stderr, never a traceback.
 """
@@ -31,7 +35,7 @@ import typer
 from kozyr.cli.play.command import play as play_command
 from kozyr.cli.problems import CliError, ExitCode
 from kozyr.games.translations import Lang
-from kozyr.runtime.auth import Role
+from kozyr.runtime.roles import Role
 
 app = typer.Typer(
     name="kozyr",

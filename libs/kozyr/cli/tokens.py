@@ -33,10 +33,16 @@ def dev_key_path() -> Path:
     return here / ".kozyr" / DEV_JWT_KEY_FILE
 
 
+def _without_database(**overrides: str) -> Settings:
+    """The settings, the database left out: a token needs none, and the URL the stack
+    file fills in is not even parsed (that would load SQLAlchemy into every token)."""
+    return load_settings(database_url=None, **overrides)
+
+
 def signing_settings() -> Settings:
     """The settings to sign with; the dev secret stands in for a missing KOZYR_JWT_KEY."""
     try:
-        settings = load_settings()
+        settings = _without_database()
         if not settings.jwt_algorithm.startswith("HS") or settings.jwt_key is not None:
             return settings
         path = dev_key_path()
@@ -45,7 +51,7 @@ def signing_settings() -> Settings:
                 "no key to sign tokens with: set KOZYR_JWT_KEY, or start the stack once "
                 f"with `make run`, which creates {path}"
             )
-        return load_settings(jwt_key=path.read_text().strip())
+        return _without_database(jwt_key=path.read_text().strip())
     except SettingsError as err:
         raise CliError(str(err)) from None
 
