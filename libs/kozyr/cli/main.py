@@ -233,8 +233,10 @@ def health(
         float, typer.Option("--timeout", min=0.1, help="Seconds to wait for the answer.")
     ] = 3.0,
 ) -> None:
-    """Exit 0 if the service answers SERVING to a gRPC health check, else 1 (the probe
-    the containers run is `python -m kozyr.health`, the same check without the CLI)."""
+    """Exit 0 if the service answers SERVING to a gRPC health check, else 1.
+
+    The containers run the same check without the CLI: `python -m kozyr.health`.
+    """
     from kozyr import health as probe
 
     try:
