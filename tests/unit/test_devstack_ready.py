@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from kozyr import health
+from kozyr import devstack, health
 from kozyr.devstack import DEV_JWT_KEY_FILE, ServiceProcess, Supervisor, finding_the_stack, names
 from kozyr.infra import free_port
 from kozyr.runtime.auth import verify_token
@@ -77,7 +77,8 @@ class Running:
 
 
 @pytest.fixture
-def running() -> Iterator[Running]:
+def running(monkeypatch: pytest.MonkeyPatch) -> Iterator[Running]:
+    monkeypatch.setattr(devstack, "STILL_WAITING_SECONDS", 0.2)
     stack = Running(["table", "clock"])
     stack.thread.start()
     try:
@@ -89,12 +90,19 @@ def running() -> Iterator[Running]:
 def test_ready_only_once_every_service_serves(
     running: Running, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    printed: list[str] = []
+
+    def says(text: str) -> bool:
+        printed.append(capsys.readouterr().out)
+        return text in "".join(printed)
+
     table, clock = running.services
     wait_until(lambda: answers(table) == answers(clock) == "NOT_SERVING", "both listen")
+    assert says("waiting for table and clock to serve")
     running.serve(table)
     wait_until(lambda: running.supervisor.pending == [clock], "the table is seen serving")
     assert not running.ready.is_set(), "the clock does not serve yet"
-    assert "waiting for table and clock to serve" in capsys.readouterr().out
+    wait_until(lambda: says("still waiting for clock ("), "a line naming the clock alone")
 
     running.serve(clock)
     assert running.ready.wait(SECONDS)
