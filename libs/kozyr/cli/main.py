@@ -6,7 +6,7 @@
     kozyr tables [--player ID] [--since DATE] [--state open|finished] [--json]
     kozyr token SUBJECT [--role R] [--ttl-hours H]
     kozyr migrate                               event store schema of KOZYR_DATABASE_URL
-    kozyr health [--target HOST:PORT]           gRPC health of a service (container checks)
+    kozyr health [--target HOST:PORT]           gRPC health of a service (= python -m kozyr.health)
     kozyr republish [--after N]                 publish the event log to JetStream again
     kozyr play [--game 358|khozor] [--private]  play in the terminal (docs/play.md)
 
