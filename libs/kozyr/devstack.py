@@ -1,15 +1,18 @@
 """`make run`: the whole stack on one machine, supervised, until Ctrl-C.
 
 Starts PostgreSQL and NATS (the configured ones, or embedded servers with their data
-under `.kozyr/`, kept between runs), creates and migrates the two databases — the table
-service's and matchmaking's own (`Databases`) —, starts every service as a
-child process with the same `KOZYR_*` environment a container would get, restarts a
-service that crashes, prints the endpoints and demo tokens, and on Ctrl-C/SIGTERM stops
-the services gracefully, then the servers. Children die with this process even if it is
-killed outright.
+in the data folder — `.kozyr/`, or KOZYR_DATA_DIR —, kept between runs), creates and
+migrates the two databases — the table service's and matchmaking's own
+(`Databases`) —, starts every service as a child process with the same `KOZYR_*`
+environment a container would get, restarts a service that crashes, and prints the
+endpoints, the data folder and demo tokens once every service answers SERVING to a
+gRPC health check — until then a line says what it waits for (a banner printed at
+spawn time sent the README's first example to ports nobody listened on yet). On
+Ctrl-C/SIGTERM it stops the services gracefully, then the servers. Children die with
+this process even if it is killed outright.
 
 The embedded NATS runs with the production rights (`kozyr.bus.rights`): every service
-connects as its own user (passwords kept in `.kozyr/nats-users.json`); a connection
+connects as its own user (passwords kept in the data folder's `nats-users.json`); a connection
 without credentials — a developer's tool — gets the admin's rights.
 """
 
@@ -25,7 +28,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
@@ -33,7 +36,7 @@ from pathlib import Path
 import asyncpg
 from sqlalchemy.engine import make_url
 
-from kozyr import stackfile
+from kozyr import health, stackfile
 from kozyr.bus.rights import ADMIN_USER, nats_url_for, server_config
 from kozyr.infra import Infrastructure, libpq_dsn, provision
 from kozyr.infra.servers import die_with_parent
@@ -47,6 +50,8 @@ DATABASE = "kozyr"
 MATCHMAKING_SUFFIX = "_matchmaking"
 """Matchmaking's database is the table's name with this suffix, on the same server."""
 RESTART_BACKOFF_SECONDS = (1, 2, 5, 10, 30)
+STILL_WAITING_SECONDS = 15.0
+"""How often the wait for the services to serve says which ones it still waits for."""
 
 
 @dataclass
@@ -177,13 +182,24 @@ def service_env(
     return env
 
 
+def names(services: list[ServiceProcess]) -> str:
+    """ "table, bots and clock"."""
+    listed = [s.name for s in services]
+    return ", ".join(listed[:-1]) + f" and {listed[-1]}" if len(listed) > 1 else "".join(listed)
+
+
 class Supervisor:
-    """Starts the services, restarts crashed ones with backoff, stops them on request."""
+    """Starts the services, restarts crashed ones with backoff, stops them on request;
+    says when every one serves (`run`'s `on_ready`)."""
 
     def __init__(self, services: list[ServiceProcess], env: Mapping[str, str]) -> None:
         self.services = services
         self.env = env
         self.stopping = threading.Event()
+        self.pending = list(services)
+        """The services that have not answered SERVING to a gRPC health check yet."""
+        self._started = 0.0
+        self._next_note = 0.0
 
     def _spawn(self, svc: ServiceProcess) -> None:
         env = {
@@ -196,12 +212,35 @@ class Supervisor:
             [sys.executable, "-m", svc.module], env=env, preexec_fn=die_with_parent
         )
 
-    def run(self) -> None:
+    def run(self, on_ready: Callable[[], None] = lambda: None) -> None:
+        """Start every service and supervise them until `stopping`; `on_ready` runs once,
+        when every one answers SERVING (a process that runs does not serve yet: the
+        banner of `make run` waits for this, so its first example is not refused)."""
         for svc in self.services:
             self._spawn(svc)
+        self._started = time.monotonic()
+        self._next_note = self._started + STILL_WAITING_SECONDS
+        if self.pending:
+            print(f"waiting for {names(self.pending)} to serve (gRPC health SERVING)…", flush=True)
+        else:
+            on_ready()
         while not self.stopping.wait(0.5):
             for svc in self.services:
                 self._check(svc)
+            if self.pending:
+                self._await_serving(on_ready)
+
+    def _await_serving(self, on_ready: Callable[[], None]) -> None:
+        """Ask each service not yet serving; `on_ready` once none is left, meanwhile a
+        line every STILL_WAITING_SECONDS naming those still awaited."""
+        self.pending = [s for s in self.pending if not health.serving(f"127.0.0.1:{s.port}")]
+        now = time.monotonic()
+        if not self.pending:
+            on_ready()
+        elif now >= self._next_note:
+            waited = now - self._started
+            print(f"… still waiting for {names(self.pending)} ({waited:.0f} s)", flush=True)
+            self._next_note = now + STILL_WAITING_SECONDS
 
     def _check(self, svc: ServiceProcess) -> None:
         assert svc.proc is not None
@@ -232,20 +271,43 @@ class Supervisor:
                 proc.wait()
 
 
+def finding_the_stack(data_dir: Path, stack_file: Path, cwd: Path) -> str:
+    """How the `kozyr` tools find this stack: by themselves from any folder of the
+    checkout when its data folder is the checkout's `.kozyr`; else only with the same
+    KOZYR_DATA_DIR (`kozyr.stackfile.find_file`), which this line gives to export."""
+    if data_dir == (cwd / stackfile.DATA_DIR).resolve():
+        return f"`kozyr` run anywhere in this checkout finds the stack in {stack_file}"
+    return (
+        f"`kozyr` finds the stack in {stack_file} where KOZYR_DATA_DIR is set as here: "
+        f"export KOZYR_DATA_DIR={data_dir}"
+    )
+
+
 def banner(
-    infra: Infrastructure, databases: Databases, services: list[ServiceProcess], jwt_key: str
+    infra: Infrastructure,
+    databases: Databases,
+    services: list[ServiceProcess],
+    jwt_key: str,
+    data_dir: Path,
 ) -> str:
+    """What `make run` prints once every service serves: where everything is, the
+    data folder it really uses, demo tokens."""
     lines = [
         "",
         "kozyr is running — Ctrl-C stops everything.",
         f"  PostgreSQL  {databases.table}   ({infra.sources['postgres']}; the table's)",
         f"              {databases.matchmaking}   (matchmaking's own)",
         f"  NATS        {infra.nats_url}   ({infra.sources['nats']}; "
-        + ("one user per service, .kozyr/nats.conf)" if infra.nats else "its own users)"),
+        + (
+            f"one user per service, {data_dir / NATS_CONFIG_FILE})"
+            if infra.nats
+            else "its own users)"
+        ),
     ]
     lines += [f"  {s.name:<11} grpc://127.0.0.1:{s.port}" for s in services]
     if not services:
         lines.append("  (no service is built yet: only the infrastructure runs)")
+    lines.append(f"  data        {data_dir}   (KOZYR_DATA_DIR; kept between runs)")
     lines += ["", "Demo tokens (valid 24 h; `kozyr token --help` mints more):"]
     for subject, role in (("alice", Role.PLAYER), ("admin", Role.ADMIN), ("dev", Role.SERVICE)):
         token = mint_token(subject, role, key=jwt_key, ttl=timedelta(hours=24))
@@ -254,7 +316,7 @@ def banner(
 
 
 def main() -> int:
-    data_dir = Path(os.environ.get("KOZYR_DATA_DIR", ".kozyr")).resolve()
+    data_dir = stackfile.data_dir()
     data_dir.mkdir(parents=True, exist_ok=True)
     services = [s for s in SERVICES if s.available]
     nats_config, passwords = write_nats_config(data_dir, services)
@@ -277,12 +339,15 @@ def main() -> int:
 
         signal.signal(signal.SIGINT, request_stop)
         signal.signal(signal.SIGTERM, request_stop)
-        print(banner(infra, databases, services, jwt_key), flush=True)
         try:
             own = {s.name: s.extra_env for s in services}
             found = stackfile.announce(data_dir, supervisor.env, own)
-            print(f"`kozyr` run anywhere in this checkout finds the stack in {found}", flush=True)
-            supervisor.run()
+
+            def ready() -> None:
+                print(banner(infra, databases, services, jwt_key, data_dir), flush=True)
+                print(finding_the_stack(data_dir, found, Path.cwd()), flush=True)
+
+            supervisor.run(on_ready=ready)
         finally:
             stackfile.remove(data_dir)
             print("stopping services…", flush=True)

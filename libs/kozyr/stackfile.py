@@ -7,9 +7,13 @@ this file (mode 0600: it holds the dev key) with its endpoints and key, and remo
 when it stops. A file left behind by a stack that was killed names a process that is
 gone: it is stale, and ignored.
 
-`kozyr` finds the file by walking up from the current directory (any folder of the
-checkout), or in $KOZYR_DATA_DIR when that is set, and fills in every `KOZYR_*`
-variable that is unset from it (`defaults_from_stack`): the environment always wins.
+`kozyr` finds the file in the data folder `make run` uses: $KOZYR_DATA_DIR, default
+`.kozyr`. An absolute one is the one place to look; a relative one (like the default)
+is relative to where `make run` ran — the checkout's root — so it is looked for from the
+current directory up, from any folder of the checkout (`find_file`). Every unset
+`KOZYR_*` variable is filled in from the file (`defaults_from_stack`): the environment
+always wins. A stack whose KOZYR_DATA_DIR lies outside the checkout is found by the
+tools only where the same KOZYR_DATA_DIR is set (the banner of `make run` says so).
 """
 
 from __future__ import annotations
@@ -91,18 +95,31 @@ def remove(data_dir: Path) -> None:
     (data_dir / STACK_FILE).unlink(missing_ok=True)
 
 
-def find(start: Path | None = None, env: Mapping[str, str] = os.environ) -> Path | None:
-    """$KOZYR_DATA_DIR/stack.json, else the nearest `.kozyr/stack.json` from `start`
-    (default: the current directory) up; None when there is none."""
-    if env.get("KOZYR_DATA_DIR"):
-        path = Path(env["KOZYR_DATA_DIR"]) / STACK_FILE
-        return path if path.is_file() else None
+def data_dir(env: Mapping[str, str] = os.environ) -> Path:
+    """The data folder `make run` keeps (and makes): $KOZYR_DATA_DIR, else `.kozyr`, a
+    relative one in the current directory (the checkout's root under `make run`)."""
+    return Path(env.get("KOZYR_DATA_DIR") or DATA_DIR).expanduser().resolve()
+
+
+def find_file(
+    name: str, start: Path | None = None, env: Mapping[str, str] = os.environ
+) -> Path | None:
+    """`name` in the data folder of `make run`: in $KOZYR_DATA_DIR when it is absolute;
+    else the nearest `<folder>/<KOZYR_DATA_DIR or .kozyr>/<name>` from `start` (default:
+    the current directory) up. None when there is none."""
+    relative = Path(env.get("KOZYR_DATA_DIR") or DATA_DIR).expanduser()
     here = (start or Path.cwd()).resolve()
-    for folder in (here, *here.parents):
-        path = folder / DATA_DIR / STACK_FILE
+    folders = [here] if relative.is_absolute() else [here, *here.parents]
+    for folder in folders:
+        path = folder / relative / name
         if path.is_file():
             return path
     return None
+
+
+def find(start: Path | None = None, env: Mapping[str, str] = os.environ) -> Path | None:
+    """The stack file of `make run` (`find_file`); None when there is none."""
+    return find_file(STACK_FILE, start, env)
 
 
 def read(path: Path) -> Stack | None:

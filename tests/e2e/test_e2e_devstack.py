@@ -1,7 +1,9 @@
 """The tools find `make run` by themselves: the real dev stack (`python -m kozyr.devstack`,
 embedded PostgreSQL and NATS, every service) runs in a scratch checkout, and `kozyr
 health`, `token`, `tables`, `replay` and `verify` run from a sub-folder of it with no
-KOZYR_* variable set. When the stack stops, its stack file goes with it."""
+KOZYR_* variable set. Its banner comes only once every service serves (each is asked
+the moment it appears) and names the data folder. When the stack stops, its stack file
+goes with it."""
 
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ from pathlib import Path
 import psutil
 import pytest
 
+from kozyr import health
 from kozyr.api.common.v1 import games_pb2
 from kozyr.client import TableClient
 from kozyr.infra import free_port
@@ -42,8 +45,9 @@ class DevStack:
         self.stack_file = checkout / ".kozyr" / "stack.json"
         self.log = checkout / "make-run.log"
         env = _without_kozyr_variables()
-        for name in ("TABLE", "MATCHMAKING", "BOTS", "CLOCK"):  # not the usual 5005x
-            env[f"KOZYR_{name}_PORT"] = str(free_port())
+        self.ports = {name: free_port() for name in ("table", "matchmaking", "bots", "clock")}
+        for name, port in self.ports.items():  # not the usual 5005x
+            env[f"KOZYR_{name.upper()}_PORT"] = str(port)
         with self.log.open("wb") as log:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "kozyr.devstack"],
@@ -75,6 +79,15 @@ class DevStack:
             time.sleep(1)
         raise AssertionError(f"the dev stack did not start in {START_SECONDS} s:\n{self.tail()}")
 
+    def wait_banner(self) -> dict[str, str]:
+        """Until the banner is printed; then, at once, each service's health status."""
+        deadline = time.monotonic() + START_SECONDS
+        while "kozyr is running" not in self.log.read_text(errors="replace"):
+            assert self.process.poll() is None, f"make run exited:\n{self.tail()}"
+            assert time.monotonic() < deadline, f"no banner in {START_SECONDS} s:\n{self.tail()}"
+            time.sleep(0.1)
+        return {name: _status(f"127.0.0.1:{port}") for name, port in self.ports.items()}
+
     def stop(self) -> int:
         if self.process.poll() is None:
             self.process.send_signal(signal.SIGTERM)
@@ -101,6 +114,13 @@ def dev_stack(tmp_path: Path) -> Iterator[DevStack]:
                 stack.process.wait()
 
 
+def _status(target: str) -> str:
+    try:
+        return health.status(target, timeout=5.0, env={})
+    except health.ProbeError as err:
+        return err.message
+
+
 async def _create_table(target: str, token: str) -> str:
     async with TableClient(target, token) as service:
         created = await service.create_table(games_pb2.GAME_THREE_FIVE_EIGHT, ["ana", None, None])
@@ -110,6 +130,8 @@ async def _create_table(target: str, token: str) -> str:
 def test_kozyr_commands_find_make_run_from_a_sub_folder(dev_stack: DevStack) -> None:
     sub = dev_stack.checkout / "docs" / "somewhere"
     sub.mkdir(parents=True)
+    # The banner comes once every service serves, not when their processes start.
+    assert dev_stack.wait_banner() == dict.fromkeys(dev_stack.ports, "SERVING")
     dev_stack.wait_serving(cwd=sub)
 
     written = json.loads(dev_stack.stack_file.read_text())
@@ -120,6 +142,9 @@ def test_kozyr_commands_find_make_run_from_a_sub_folder(dev_stack: DevStack) -> 
     banner = next(line for line in log.splitlines() if line.strip().startswith("PostgreSQL"))
     ready = next(line for line in log.splitlines() if "table service ready" in line)
     assert written["database_url"] in banner
+    assert "waiting for table, matchmaking, bots and clock to serve" in log
+    data = next(line for line in log.splitlines() if line.strip().startswith("data "))
+    assert str(dev_stack.checkout / ".kozyr") in data, "the banner names the data folder"
     assert written["database_url"] in ready, "the banner and the log name one database"
     # Only the services that keep data have a database; bots and clock not even a URL.
     assert set(written["databases"]) == {"table", "matchmaking"}

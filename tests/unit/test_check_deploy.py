@@ -102,9 +102,32 @@ BREAKAGES = {
     "compose-no-healthcheck": (
         "compose",
         "docker-compose.yml",
-        '    test: ["CMD", "kozyr", "health"]',
+        '    test: ["CMD", "python", "-m", "kozyr.health", "--timeout", "5"]',
         '    test: ["NONE"]',
         "table has no health check",
+    ),
+    # the rules: the health check is the light probe, not the whole CLI
+    "compose-heavy-probe": (
+        "compose",
+        "docker-compose.yml",
+        '    test: ["CMD", "python", "-m", "kozyr.health", "--timeout", "5"]',
+        '    test: ["CMD", "kozyr", "health"]',
+        "table's health check must run python -m kozyr.health",
+    ),
+    "dockerfile-heavy-probe": (
+        "dockerfile",
+        "deploy/docker/Dockerfile",
+        'CMD ["python", "-m", "kozyr.health", "--timeout", "5"]',
+        'CMD ["kozyr", "health"]',
+        "the HEALTHCHECK must run python -m kozyr.health",
+    ),
+    # the Deployment rules: a probe with Kubernetes' 1 s default timeout
+    "k8s-probe-timeout": (
+        "k8s",
+        "deploy/k8s/base/table.yaml",
+        "            periodSeconds: 5\n            timeoutSeconds: 5\n",
+        "            periodSeconds: 5\n",
+        "readinessProbe needs timeoutSeconds >= 5",
     ),
     # kubernetes-validate --strict: a misspelt field
     "k8s-strict-schema": (

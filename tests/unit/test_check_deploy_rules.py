@@ -579,3 +579,39 @@ def test_each_database_and_nats_user_is_granted_to_its_own_containers(container:
         set() if app == "kozyr-migrate" else {name}
     )
     assert (("kozyr-secrets", "KOZYR_JWT_KEY") in granted) == (app != "kozyr-migrate")
+
+
+@pytest.mark.parametrize(
+    ("dockerfile", "ok"),
+    [
+        (
+            "HEALTHCHECK --interval=10s \\\n"
+            '  CMD ["python", "-m", "kozyr.health", "--timeout", "5"]',
+            True,
+        ),
+        (
+            'HEALTHCHECK CMD ["python", "-m", "kozyr.health"]\nCMD ["python", "-m", "kozyr.table"]',
+            True,
+        ),
+        ('HEALTHCHECK CMD ["kozyr", "health"]\nCMD ["python", "-m", "kozyr.table"]', False),
+        (
+            '# HEALTHCHECK CMD ["python", "-m", "kozyr.health"]\n'
+            'CMD ["python", "-m", "kozyr.health"]',
+            False,
+        ),
+    ],
+)
+def test_the_image_health_check_is_the_light_probe(dockerfile: str, ok: bool) -> None:
+    assert (cd.healthcheck_problems(dockerfile) == []) is ok
+
+
+def test_a_kozyr_probe_gets_five_seconds_to_answer() -> None:
+    container = {
+        "startupProbe": {"grpc": {"port": 1}, "timeoutSeconds": 5},
+        "readinessProbe": {"grpc": {"port": 1}},
+        "livenessProbe": {"grpc": {"port": 1}, "timeoutSeconds": 3},
+    }
+    assert cd._probe_timeout_problems("here", container) == [
+        "here: readinessProbe needs timeoutSeconds >= 5",
+        "here: livenessProbe needs timeoutSeconds >= 5",
+    ]

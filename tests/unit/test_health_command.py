@@ -1,6 +1,9 @@
-"""`kozyr health` (the image's and compose's health check) as a process: exit 0 and
-SERVING from a gRPC health server that serves, 1 when it does not serve or nobody
-listens, and it asks 127.0.0.1:$KOZYR_GRPC_PORT when no target is given."""
+"""The health probe as a process, both ways it is run: `python -m kozyr.health` (what
+the image's HEALTHCHECK and compose run) and `kozyr health` (the same check behind the
+command line). Exit 0 and SERVING from a gRPC health server that serves, 1 when it does
+not serve or nobody listens; it asks 127.0.0.1:$KOZYR_GRPC_PORT when no target is given,
+speaks TLS when the container's service does, and the probe imports nothing but grpc
+(cryptography only for TLS): it runs every few seconds in every container."""
 
 from __future__ import annotations
 
@@ -15,24 +18,55 @@ import grpc
 import pytest
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
-from kozyr.cli.health import certificate_name
+from kozyr.health import certificate_name
 from kozyr.infra import free_port
+from tests.support.imports import HEAVY, run_importing
 from tests.support.tls import make_tls_files
 
+PROBES = {
+    "python -m kozyr.health": ["-m", "kozyr.health"],
+    "kozyr health": ["-m", "kozyr.cli.main", "health"],
+}
 
-async def kozyr_health(*args: str, port: str | None = None, **settings: str) -> tuple[int, str]:
-    """Run `kozyr health` with no KOZYR_* but `port` and `settings` (KOZYR_<NAME>)."""
+NOT_IN_THE_PROBE = (
+    *HEAVY,
+    "typer",
+    "click",
+    "rich",
+    "pydantic",
+    "pydantic_settings",
+    "jwt",
+    "kozyr.cli",
+    "kozyr.runtime",
+    "kozyr.games",
+    "kozyr.infra",
+)
+"""Beyond what no light command loads: the CLI, the settings and the token stacks."""
+
+
+@pytest.fixture(params=PROBES)
+def probe(request: pytest.FixtureRequest) -> list[str]:
+    """The probe's command line after `python`."""
+    return PROBES[request.param]
+
+
+def _env(port: str | None, settings: dict[str, str]) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("KOZYR_")}
     if port is not None:
         env["KOZYR_GRPC_PORT"] = port
     env.update({f"KOZYR_{name.upper()}": value for name, value in settings.items()})
+    return env
+
+
+async def kozyr_health(
+    probe: list[str], *args: str, port: str | None = None, **settings: str
+) -> tuple[int, str]:
+    """Run the probe with no KOZYR_* but `port` and `settings` (KOZYR_<NAME>)."""
     process = await asyncio.create_subprocess_exec(
         sys.executable,
-        "-m",
-        "kozyr.cli.main",
-        "health",
+        *probe,
         *args,
-        env=env,
+        env=_env(port, settings),
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.STDOUT,
     )
@@ -69,51 +103,56 @@ async def health_server() -> AsyncIterator[tuple[int, health.aio.HealthServicer]
         yield served
 
 
-async def test_serving_exits_0(health_server: tuple[int, health.aio.HealthServicer]) -> None:
+async def test_serving_exits_0(
+    probe: list[str], health_server: tuple[int, health.aio.HealthServicer]
+) -> None:
     port, _ = health_server
-    code, out = await kozyr_health("--target", f"127.0.0.1:{port}")
+    code, out = await kozyr_health(probe, "--target", f"127.0.0.1:{port}")
     assert (code, out.strip()) == (0, "SERVING")
 
 
 async def test_the_default_target_is_the_containers_own_port(
+    probe: list[str],
     health_server: tuple[int, health.aio.HealthServicer],
 ) -> None:
     port, _ = health_server
-    code, out = await kozyr_health(port=str(port))
+    code, out = await kozyr_health(probe, port=str(port))
     assert (code, out.strip()) == (0, "SERVING")
 
 
-async def test_not_serving_exits_1(health_server: tuple[int, health.aio.HealthServicer]) -> None:
+async def test_not_serving_exits_1(
+    probe: list[str], health_server: tuple[int, health.aio.HealthServicer]
+) -> None:
     port, _ = health_server
     code, out = await kozyr_health(
-        "--target", f"127.0.0.1:{port}", "--service", "kozyr.test.v1.Test"
+        probe, "--target", f"127.0.0.1:{port}", "--service", "kozyr.test.v1.Test"
     )
     assert code == 1
     assert "NOT_SERVING" in out
 
 
-async def test_nobody_listening_exits_1() -> None:
-    code, out = await kozyr_health("--target", f"127.0.0.1:{free_port()}", "--timeout", "1")
+async def test_nobody_listening_exits_1(probe: list[str]) -> None:
+    code, out = await kozyr_health(probe, "--target", f"127.0.0.1:{free_port()}", "--timeout", "1")
     assert code == 1
     assert "did not answer (UNAVAILABLE" in out
     assert "Traceback" not in out
 
 
-async def test_a_tls_service_is_checked_over_tls(tmp_path: Path) -> None:
+async def test_a_tls_service_is_checked_over_tls(probe: list[str], tmp_path: Path) -> None:
     """With the container's TLS settings the check speaks TLS (trusting the CA, naming
     the certificate's host while it dials 127.0.0.1); without them it is refused."""
     tls = make_tls_files(tmp_path)
     credentials = grpc.ssl_server_credentials([(tls.key.read_bytes(), tls.cert.read_bytes())])
     async with serving_health(credentials) as (port, _):
-        plain = await kozyr_health("--timeout", "2", port=str(port))
+        plain = await kozyr_health(probe, "--timeout", "2", port=str(port))
         assert plain[0] == 1
         files = {"grpc_tls_cert_file": str(tls.cert), "grpc_tls_key_file": str(tls.key)}
-        code, out = await kozyr_health(port=str(port), grpc_tls_ca_file=str(tls.ca), **files)
+        code, out = await kozyr_health(probe, port=str(port), grpc_tls_ca_file=str(tls.ca), **files)
         assert (code, out.strip()) == (0, "SERVING")
         (tmp_path / "other").mkdir()
         stranger = make_tls_files(tmp_path / "other", "another CA")
         code, out = await kozyr_health(
-            "--timeout", "2", port=str(port), grpc_tls_ca_file=str(stranger.ca), **files
+            probe, "--timeout", "2", port=str(port), grpc_tls_ca_file=str(stranger.ca), **files
         )
         assert code == 1
         assert "did not answer (UNAVAILABLE" in out
@@ -122,3 +161,28 @@ async def test_a_tls_service_is_checked_over_tls(tmp_path: Path) -> None:
 def test_the_name_checked_is_the_certificates_first_host(tmp_path: Path) -> None:
     tls = make_tls_files(tmp_path)
     assert certificate_name(tls.cert.read_bytes()) == "localhost"
+
+
+async def test_the_probe_imports_grpc_and_nothing_heavy(
+    health_server: tuple[int, health.aio.HealthServicer],
+) -> None:
+    port, _ = health_server
+    run = await asyncio.to_thread(
+        run_importing, PROBES["python -m kozyr.health"], _env(str(port), {})
+    )
+    assert (run.returncode, run.stdout.strip()) == (0, "SERVING"), run.stderr
+    assert run.loaded(NOT_IN_THE_PROBE) == []
+    assert run.loaded(["cryptography"]) == [], "TLS is loaded only when configured"
+    assert run.loaded(["grpc_health.v1.health_pb2_grpc"]), "the detector sees the probe's own"
+
+
+async def test_the_probe_loads_tls_only_when_the_service_speaks_it(tmp_path: Path) -> None:
+    tls = make_tls_files(tmp_path)
+    credentials = grpc.ssl_server_credentials([(tls.key.read_bytes(), tls.cert.read_bytes())])
+    async with serving_health(credentials) as (port, _):
+        files = {"grpc_tls_cert_file": str(tls.cert), "grpc_tls_ca_file": str(tls.ca)}
+        run = await asyncio.to_thread(
+            run_importing, PROBES["python -m kozyr.health"], _env(str(port), files)
+        )
+    assert (run.returncode, run.stdout.strip()) == (0, "SERVING"), run.stderr
+    assert run.loaded(NOT_IN_THE_PROBE) == []

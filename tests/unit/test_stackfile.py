@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from kozyr import stackfile
 from kozyr.stackfile import Stack
 
@@ -89,3 +91,30 @@ def test_removed_when_the_stack_stops(tmp_path: Path) -> None:
     stackfile.remove(tmp_path)
     stackfile.remove(tmp_path)  # twice is fine
     assert stackfile.find(env={"KOZYR_DATA_DIR": str(tmp_path)}) is None
+
+
+def test_a_relative_data_dir_is_looked_for_from_the_current_folder_up(tmp_path: Path) -> None:
+    """`KOZYR_DATA_DIR=dev-data make run` in the checkout keeps <checkout>/dev-data; the
+    tools with the same variable find it from a sub-folder, as they find .kozyr."""
+    data = tmp_path / "checkout" / "dev-data"
+    data.mkdir(parents=True)
+    written = _stack(os.getpid()).write(data)
+    sub = tmp_path / "checkout" / "a" / "b"
+    sub.mkdir(parents=True)
+    env = {"KOZYR_DATA_DIR": "dev-data"}
+    assert stackfile.find(sub, env) == written
+    running = stackfile.running(sub, env)
+    assert running is not None
+    assert running.targets["table"] == "127.0.0.1:40003"
+    assert stackfile.find(sub, {}) is None, "not where the default .kozyr would be"
+
+
+def test_make_run_and_the_tools_agree_on_the_data_dir(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert stackfile.data_dir({}) == tmp_path / ".kozyr"
+    assert stackfile.data_dir({"KOZYR_DATA_DIR": "dev-data"}) == tmp_path / "dev-data"
+    assert stackfile.data_dir({"KOZYR_DATA_DIR": str(tmp_path / "x")}) == tmp_path / "x"
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert stackfile.data_dir({"KOZYR_DATA_DIR": "~/kd"}) == tmp_path / "home" / "kd"

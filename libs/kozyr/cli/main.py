@@ -6,12 +6,16 @@
     kozyr tables [--player ID] [--since DATE] [--state open|finished] [--json]
     kozyr token SUBJECT [--role R] [--ttl-hours H]
     kozyr migrate                               event store schema of KOZYR_DATABASE_URL
-    kozyr health [--target HOST:PORT]           gRPC health of a service (container checks)
+    kozyr health [--target HOST:PORT]           gRPC health of a service (= python -m kozyr.health)
     kozyr republish [--after N]                 publish the event log to JetStream again
     kozyr play [--game 358|khozor] [--private]  play in the terminal (docs/play.md)
 
 Run inside the checkout while `make run` goes, every command finds the stack by itself
 (`kozyr.stackfile`); KOZYR_* variables that are set always win.
+
+Each command imports what it needs when it runs: `kozyr --help`, `kozyr token` and
+`kozyr health` load neither SQLAlchemy nor the play TUI nor any service
+(tests/unit/test_cli_imports.py).
 
 Exit codes: 0 all holds, 1 a verification failed, 2 usage or configuration problems
 (see `kozyr.cli.problems`). Errors are one clear sentence on stderr, never a traceback.
@@ -31,7 +35,7 @@ import typer
 from kozyr.cli.play.command import play as play_command
 from kozyr.cli.problems import CliError, ExitCode
 from kozyr.games.translations import Lang
-from kozyr.runtime.auth import Role
+from kozyr.runtime.roles import Role
 
 app = typer.Typer(
     name="kozyr",
@@ -229,11 +233,16 @@ def health(
         float, typer.Option("--timeout", min=0.1, help="Seconds to wait for the answer.")
     ] = 3.0,
 ) -> None:
-    """Exit 0 if the service answers SERVING to a gRPC health check, else 1 (a
-    container's health check: `kozyr health`)."""
-    from kozyr.cli.health import check, default_target
+    """Exit 0 if the service answers SERVING to a gRPC health check, else 1.
 
-    typer.echo(check(target or default_target(), service, timeout))
+    The containers run the same check without the CLI: `python -m kozyr.health`.
+    """
+    from kozyr import health as probe
+
+    try:
+        typer.echo(probe.check(target or probe.default_target(), service, timeout))
+    except probe.ProbeError as err:
+        raise CliError(err.message, ExitCode(err.code)) from None
 
 
 app.command(name="play")(reports_errors(play_command))

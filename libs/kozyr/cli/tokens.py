@@ -9,10 +9,10 @@ never creates that file: a token signed with a key no server knows would be usel
 
 from __future__ import annotations
 
-import os
 from datetime import timedelta
 from pathlib import Path
 
+from kozyr import stackfile
 from kozyr.cli.problems import CliError
 from kozyr.runtime.auth import KeyConfigError, Role
 from kozyr.runtime.settings import Settings, SettingsError, load_settings
@@ -22,30 +22,33 @@ DEV_JWT_KEY_FILE = "dev-jwt-key"
 
 
 def dev_key_path() -> Path:
-    """Where `make run` keeps its dev secret: $KOZYR_DATA_DIR/dev-jwt-key, else the
-    nearest .kozyr/dev-jwt-key from the current folder up (./.kozyr/ when none)."""
-    if os.environ.get("KOZYR_DATA_DIR"):
-        return Path(os.environ["KOZYR_DATA_DIR"]).resolve() / DEV_JWT_KEY_FILE
-    here = Path.cwd().resolve()
-    for folder in (here, *here.parents):
-        if (folder / ".kozyr" / DEV_JWT_KEY_FILE).is_file():
-            return folder / ".kozyr" / DEV_JWT_KEY_FILE
-    return here / ".kozyr" / DEV_JWT_KEY_FILE
+    """Where `make run` keeps its dev secret: dev-jwt-key in its data folder, found as
+    the stack file is (`kozyr.stackfile.find_file`: $KOZYR_DATA_DIR, else .kozyr, from
+    the current folder up); where `make run` here would make it when there is none."""
+    found = stackfile.find_file(DEV_JWT_KEY_FILE)
+    return found or stackfile.data_dir() / DEV_JWT_KEY_FILE
+
+
+def _without_database(**overrides: str) -> Settings:
+    """The settings, the database left out: a token needs none, and the URL the stack
+    file fills in is not even parsed (that would load SQLAlchemy into every token)."""
+    return load_settings(database_url=None, **overrides)
 
 
 def signing_settings() -> Settings:
     """The settings to sign with; the dev secret stands in for a missing KOZYR_JWT_KEY."""
     try:
-        settings = load_settings()
+        settings = _without_database()
         if not settings.jwt_algorithm.startswith("HS") or settings.jwt_key is not None:
             return settings
         path = dev_key_path()
         if not path.is_file():
             raise CliError(
                 "no key to sign tokens with: set KOZYR_JWT_KEY, or start the stack once "
-                f"with `make run`, which creates {path}"
+                f"with `make run`, which creates {path} (a stack started with a "
+                "KOZYR_DATA_DIR of its own keeps it there: set the same KOZYR_DATA_DIR)"
             )
-        return load_settings(jwt_key=path.read_text().strip())
+        return _without_database(jwt_key=path.read_text().strip())
     except SettingsError as err:
         raise CliError(str(err)) from None
 

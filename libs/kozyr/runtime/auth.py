@@ -31,6 +31,7 @@ import jwt
 from jwt.exceptions import ExpiredSignatureError, InvalidKeyError, InvalidTokenError
 
 from kozyr.runtime.errors import PermissionDenied, Unauthenticated
+from kozyr.runtime.roles import Role as Role
 
 JwtAlgorithm = Literal["HS256", "HS384", "HS512", "RS256", "RS384", "RS512", "ES256", "EdDSA"]
 JWT_ALGORITHMS: tuple[str, ...] = get_args(JwtAlgorithm)
@@ -44,14 +45,6 @@ MIN_HMAC_KEY_BYTES = 32
 
 AUTHORIZATION_KEY = "authorization"
 """gRPC metadata key carrying `Bearer <token>`."""
-
-
-class Role(StrEnum):
-    """What a caller is. Players act for their own seat; services act for the platform."""
-
-    PLAYER = "player"
-    SERVICE = "service"
-    ADMIN = "admin"
 
 
 ALL_ROLES: frozenset[Role] = frozenset(Role)

@@ -30,8 +30,6 @@ from pydantic import (
     model_validator,
 )
 from pydantic_settings import BaseSettings, SettingsConfigDict
-from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError
 
 from kozyr.runtime.auth import (
     JwtAlgorithm,
@@ -420,8 +418,12 @@ def normalise_database_url(value: str) -> str:
 
     Accepts postgresql://, postgres:// and postgresql+asyncpg:// (docker and managed
     databases hand out the plain forms). A socket directory may replace the host
-    (`?host=/run/postgresql`).
+    (`?host=/run/postgresql`). SQLAlchemy's URL parser is imported here, when a URL is
+    given: a process without a database (`kozyr token`, the probes) never loads it.
     """
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
     hint = "expected postgresql+asyncpg://user:password@host:5432/database"
     try:
         url = make_url(value)

@@ -1,0 +1,1 @@
+"""A stand-in service that starts without serving (`python -m tests.support.gated_health`)."""
