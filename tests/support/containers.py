@@ -16,6 +16,20 @@ import shutil
 import subprocess
 from collections.abc import Sequence
 
+import pytest
+
+CONTAINERS_GROUP = "containers"
+CONTAINERS = pytest.mark.xdist_group(CONTAINERS_GROUP)
+"""Marks the tests on testcontainers' servers: one worker runs them all, so each
+container starts once per run, not once per worker; without an engine they are left
+out (tests/conftest.py)."""
+
+
+def on_containers(item: pytest.Item) -> bool:
+    """True for a test marked CONTAINERS (itself or one of its parameters)."""
+    return any(m.args[:1] == (CONTAINERS_GROUP,) for m in item.iter_markers("xdist_group"))
+
+
 ENGINE_TIMEOUT = 20.0
 """An engine that does not answer `docker info` within this is taken as absent."""
 
