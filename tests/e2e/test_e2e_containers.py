@@ -61,8 +61,8 @@ pytestmark = [
 
 REPO = Path(__file__).resolve().parents[2]
 DOCKERFILE = REPO / "deploy/docker/Dockerfile"
-OUR_IMAGE = "kozyr:latest"
-"""The image docker-compose.yml runs; each run builds its own tag instead."""
+OUR_IMAGE = "kozyr"
+"""The image docker-compose.yml runs (any tag); each run builds a tag of its own instead."""
 THREE = games_pb2.GAME_THREE_FIVE_EIGHT
 PLAYER = "dana"
 SERVICES = ("table", "matchmaking", "bots", "clock")
@@ -94,7 +94,7 @@ def compose_override(model: dict[str, Any], image: str) -> tuple[str, dict[str, 
     engine picks. Returns it and each service's published container port."""
     lines, published = ["services:"], {}
     for name, service in sorted(model["services"].items()):
-        ours = service.get("image") == OUR_IMAGE
+        ours = str(service.get("image", "")).partition(":")[0] == OUR_IMAGE
         targets = [int(port["target"]) for port in service.get("ports") or []]
         if not ours and not targets:
             continue
