@@ -73,11 +73,34 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, exitstatu
     run_dir = terminalreporter.config.stash.get(_RUN_DIR, None)
     if run_dir is not None and exitstatus != 0 and (run_dir / "pytest").exists():
         terminalreporter.write_line(f"temporary files of this run kept in {run_dir}")
-    if not sdk_engine_answers():
+    if _reaches_container_suites(terminalreporter.config) and not sdk_engine_answers():
         terminalreporter.write_line(
             f"left out: the contract and bus suites' runs on testcontainers — no Docker "
             f"engine answers at {engine_where()} (docs/testing.md, 'Containers')"
         )
+
+
+CONTAINER_SUITES = (
+    "tests/integration/eventstore",
+    "tests/integration/bus",
+    "tests/integration/infra",
+)
+"""Where the tests on testcontainers' servers are."""
+
+
+def _reaches_container_suites(config: pytest.Config) -> bool:
+    """Whether this run's paths (`make test`: all of tests/) reach those suites: only then
+    does the summary say they were left out."""
+    for arg in config.args or ["."]:
+        try:
+            given = Path(arg.split("::")[0]).resolve().relative_to(config.rootpath).as_posix()
+        except ValueError:
+            continue
+        if given == "." or any(
+            f"{s}/".startswith(f"{given}/") or given.startswith(s) for s in CONTAINER_SUITES
+        ):
+            return True
+    return False
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
