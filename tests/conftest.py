@@ -24,8 +24,15 @@ import pytest
 from nats.aio.client import Client as NatsClient
 
 from kozyr.eventstore import migrate
-from kozyr.infra import EmbeddedNats, Infrastructure, provision
+from kozyr.infra import (
+    EmbeddedNats,
+    Infrastructure,
+    nats_container,
+    postgres_container,
+    provision,
+)
 from tests.support.clock import SCHEDULES_SINCE, server_version
+from tests.support.containers import engine_where, on_containers, sdk_engine_answers
 from tests.support.databases import fresh_database
 from tests.support.timing import RunTiming
 
@@ -66,6 +73,46 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, exitstatu
     run_dir = terminalreporter.config.stash.get(_RUN_DIR, None)
     if run_dir is not None and exitstatus != 0 and (run_dir / "pytest").exists():
         terminalreporter.write_line(f"temporary files of this run kept in {run_dir}")
+    if _reaches_container_suites(terminalreporter.config) and not sdk_engine_answers():
+        terminalreporter.write_line(
+            f"left out: the contract and bus suites' runs on testcontainers — no Docker "
+            f"engine answers at {engine_where()} (docs/testing.md, 'Containers')"
+        )
+
+
+CONTAINER_SUITES = (
+    "tests/integration/eventstore",
+    "tests/integration/bus",
+    "tests/integration/infra",
+)
+"""Where the tests on testcontainers' servers are."""
+
+
+def _reaches_container_suites(config: pytest.Config) -> bool:
+    """Whether this run's paths (`make test`: all of tests/) reach those suites: only then
+    does the summary say they were left out."""
+    for arg in config.args or ["."]:
+        try:
+            given = Path(arg.split("::")[0]).resolve().relative_to(config.rootpath).as_posix()
+        except ValueError:
+            continue
+        if given == "." or any(
+            f"{s}/".startswith(f"{given}/") or given.startswith(s) for s in CONTAINER_SUITES
+        ):
+            return True
+    return False
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Without a Docker engine, leave out the tests on testcontainers' servers (marked
+    CONTAINERS, ~80 of them): the summary says so in one line, where a skip would print
+    a line for each. Their fixtures still skip, with the reason, if the engine goes."""
+    if sdk_engine_answers():
+        return
+    left_out = [item for item in items if on_containers(item)]
+    if left_out:
+        config.hook.pytest_deselected(items=left_out)
+        items[:] = [item for item in items if not on_containers(item)]
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -129,9 +176,39 @@ owns its servers and takes up to a minute. Naming tests/chaos explicitly still r
 
 @pytest.fixture(scope="session")
 def infra(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Infrastructure]:
-    """PostgreSQL and NATS for the whole session (environment, Docker or embedded)."""
-    with provision(tmp_path_factory.mktemp("infra"), durable=False) as ready:
+    """PostgreSQL and NATS for the whole session: the environment's (KOZYR_*_URL), else
+    embedded — even where a Docker engine answers, so that the suite runs on the same
+    servers on every machine and CI's engine adds no container per worker. The
+    containers are for the suites that prove the images (`postgres_container_infra`,
+    `nats_container_url`) and for tests/e2e/test_e2e_containers.py."""
+    with provision(tmp_path_factory.mktemp("infra"), durable=False, use_docker=False) as ready:
         yield ready
+
+
+def _skip_without_an_engine() -> None:
+    if not sdk_engine_answers():
+        pytest.skip(
+            f"no Docker engine answers at {engine_where()}: the testcontainers run needs one "
+            "(.ci/run starts one; docs/testing.md, 'Containers')"
+        )
+
+
+@pytest.fixture(scope="session")
+def postgres_container_infra() -> Iterator[Infrastructure]:
+    """postgres:16-alpine through testcontainers (PostgreSQL only: no NATS URL), where a
+    Docker engine answers: the event store's contract suite runs on it too."""
+    _skip_without_an_engine()
+    with postgres_container() as url:
+        yield Infrastructure(url, nats_url="", sources={"postgres": "testcontainers"})
+
+
+@pytest.fixture(scope="session")
+def nats_container_url() -> Iterator[str]:
+    """nats:2.12-alpine with JetStream through testcontainers, where a Docker engine
+    answers: the NATS bus tests run on it too."""
+    _skip_without_an_engine()
+    with nats_container() as url:
+        yield url
 
 
 @pytest.fixture

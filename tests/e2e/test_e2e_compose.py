@@ -272,3 +272,20 @@ async def test_the_compose_services_play_an_all_computer_table_to_the_end(
     assert report["ok"] is True, report["problem"]
     assert report["over"] is True
     assert all(process.running for process in stack.processes.values())
+    stops_cleanly_on_sigterm(stack)
+
+
+NEVER_RETRIEVED = "exception was never retrieved"
+"""asyncio's complaint about a failed task or gather nobody awaited."""
+
+
+def stops_cleanly_on_sigterm(stack: ComposeStack) -> None:
+    """SIGTERM, as `docker compose stop` sends it: every service exits 0 within the
+    stop's patience (else SIGKILL, exit -9), its log free of "exception was never
+    retrieved" (issue 23, defect 8: bots, clock and matchmaking held their stop for the
+    NATS drain, then logged "_GatheringFuture exception was never retrieved")."""
+    for name, process in reversed(stack.processes.items()):
+        code = process.stop()
+        log = process.log_path.read_text(errors="replace")
+        assert code == 0, f"{name} exited {code} on SIGTERM:\n{process.log_tail()}"
+        assert NEVER_RETRIEVED not in log, f"{name} on SIGTERM:\n{process.log_tail()}"

@@ -31,6 +31,7 @@ pytestmark = pytest.mark.e2e
 KOZYR = Path(sys.executable).parent / "kozyr"
 """The console script `make install` puts in .venv/bin."""
 START_SECONDS = 240.0
+NO_ENGINE = "unix:///nonexistent/docker.sock"
 
 
 def _without_kozyr_variables() -> dict[str, str]:
@@ -48,6 +49,9 @@ class DevStack:
         self.ports = {name: free_port() for name in ("table", "matchmaking", "bots", "clock")}
         for name, port in self.ports.items():  # not the usual 5005x
             env[f"KOZYR_{name.upper()}_PORT"] = str(port)
+        # Embedded servers, as on a machine without Docker: where an engine answers (CI
+        # starts one), `make run` would take testcontainers' instead (kozyr.infra).
+        env["DOCKER_HOST"] = NO_ENGINE
         with self.log.open("wb") as log:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "kozyr.devstack"],

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 
 import structlog
 from nats.aio.msg import Msg
@@ -174,3 +174,10 @@ class MessageWorker:
         if subscription is not None:
             with contextlib.suppress(Exception):  # the connection is already gone
                 await subscription.unsubscribe()
+
+
+async def stop_workers(workers: Iterable[MessageWorker]) -> None:
+    """Stop several workers at once. Each waits for its pull's fetch to return (up to its
+    `max_wait`, a second) before leaving its subscription; one after the other, a
+    service with three workers took three seconds to stop (issue 23, defect 8)."""
+    await asyncio.gather(*(worker.stop() for worker in workers))

@@ -4,7 +4,13 @@ Order of preference (DESIGN.md §7): URLs from the environment; else testcontain
 a Docker engine answers; else embedded PostgreSQL and NATS servers on free ports.
 """
 
-from kozyr.infra.provision import Infrastructure, libpq_dsn, provision
+from kozyr.infra.provision import (
+    Infrastructure,
+    libpq_dsn,
+    nats_container,
+    postgres_container,
+    provision,
+)
 from kozyr.infra.servers import EmbeddedNats, EmbeddedPostgres, free_port
 
 __all__ = [
@@ -13,5 +19,7 @@ __all__ = [
     "Infrastructure",
     "free_port",
     "libpq_dsn",
+    "nats_container",
+    "postgres_container",
     "provision",
 ]

@@ -79,7 +79,7 @@ def provision(
         if db_url:
             sources["postgres"] = "environment"
         elif docker:
-            db_url = stack.enter_context(_postgres_container())
+            db_url = stack.enter_context(postgres_container())
             sources["postgres"] = "testcontainers"
         else:
             postgres = EmbeddedPostgres(data_dir / "postgres", durable=durable)
@@ -90,7 +90,7 @@ def provision(
         if nats_url:
             sources["nats"] = "environment"
         elif docker:
-            nats_url = stack.enter_context(_nats_container())
+            nats_url = stack.enter_context(nats_container())
             sources["nats"] = "testcontainers"
         else:
             nats = EmbeddedNats(data_dir / "nats", config=nats_config)
@@ -113,19 +113,65 @@ def _redact(url: str) -> str:
     return f"{scheme}://{user}:***@{tail}" if ":" in creds else url
 
 
-@contextlib.contextmanager
-def _postgres_container() -> Iterator[str]:
-    from testcontainers.postgres import PostgresContainer
+POSTGRES_IMAGE = "postgres:16-alpine"
+"""The PostgreSQL of docker-compose.yml (and of the event store's container suite)."""
+NATS_IMAGE = "nats:2.12-alpine"
+"""The NATS of docker-compose.yml: 2.12+, whose message schedules the clock needs."""
+NATS_PORT = 4222
 
-    container: Any = PostgresContainer("postgres:16-alpine", driver="asyncpg")
+
+@contextlib.contextmanager
+def postgres_container(image: str = POSTGRES_IMAGE) -> Iterator[str]:
+    """PostgreSQL in a container (testcontainers) until the block ends: its SQLAlchemy
+    asyncpg URL (superuser, database `test`)."""
+    from testcontainers.community.postgres import PostgresContainer
+
+    _reaper_or_none()
+    container: Any = PostgresContainer(image, driver="asyncpg")
     with container:
         yield str(container.get_connection_url())
 
 
 @contextlib.contextmanager
-def _nats_container() -> Iterator[str]:
-    from testcontainers.nats import NatsContainer
+def nats_container(image: str = NATS_IMAGE) -> Iterator[str]:
+    """NATS with JetStream in a container (testcontainers) until the block ends: its URL."""
+    from testcontainers.core.container import DockerContainer
+    from testcontainers.core.wait_strategies import LogMessageWaitStrategy
 
-    container: Any = NatsContainer("nats:2.10-alpine").with_command("-js")
+    _reaper_or_none()
+    # testcontainers' NatsContainer waits with a deprecated helper: the same wait here.
+    container: Any = (
+        DockerContainer(image)
+        .with_command("--jetstream")
+        .with_exposed_ports(NATS_PORT)
+        .waiting_for(LogMessageWaitStrategy("Server is ready").with_startup_timeout(120))
+    )
     with container:
-        yield str(container.nats_uri())
+        host, port = container.get_container_host_ip(), container.get_exposed_port(NATS_PORT)
+        yield f"nats://{host}:{port}"
+
+
+def _reaper_or_none() -> None:
+    """testcontainers' reaper (Ryuk) removes the containers of a process that was killed;
+    its image comes from Docker Hub. Where it is neither in the engine nor pullable (an
+    engine without Docker Hub, ../shared/container's), go without it rather than fail:
+    the containers are still removed when their block ends, only a SIGKILLed run leaves
+    them (labelled `org.testcontainers`) behind."""
+    import docker
+    from testcontainers.core.config import testcontainers_config as config
+
+    if config.ryuk_disabled:
+        return
+    client = docker.from_env(timeout=60)
+    try:
+        client.images.get(config.ryuk_image)
+        return
+    except docker.errors.ImageNotFound:
+        pass
+    try:
+        client.images.pull(config.ryuk_image)
+    except docker.errors.APIError as error:
+        log.warning(
+            "testcontainers runs without its reaper", image=config.ryuk_image, error=str(error)
+        )
+        config.ryuk_disabled = True

@@ -24,7 +24,7 @@ from kozyr.bus.schedules import (
 )
 from kozyr.bus.streams import EventStreamSpec, ensure_stream, jetstream_name
 from kozyr.bus.subjects import PUBLIC_CHANNEL, public_filter
-from kozyr.bus.work import MessageWorker
+from kozyr.bus.work import MessageWorker, stop_workers
 from kozyr.clock.covering import Covering
 from kozyr.clock.follower import Follower
 from kozyr.clock.presence import PresenceBook
@@ -152,8 +152,7 @@ class ClockService:
         )
 
     async def _stop_workers(self) -> None:
-        for worker in self._workers:
-            await worker.stop()
+        await stop_workers(self._workers)
 
     async def _close(self) -> None:
         await self.tables.close()

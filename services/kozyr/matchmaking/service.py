@@ -35,7 +35,7 @@ from kozyr.bus.streams import (
     jetstream_name,
 )
 from kozyr.bus.subjects import PUBLIC_CHANNEL, category_filter
-from kozyr.bus.work import MessageWorker
+from kozyr.bus.work import MessageWorker, stop_workers
 from kozyr.client.caller import ServiceCaller
 from kozyr.eventstore import PostgresEventStore
 from kozyr.eventstore.readiness import until_migrated
@@ -277,8 +277,7 @@ class MatchmakingService:
             self._ticker.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._ticker
-        for worker in self._workers:
-            await worker.stop()
+        await stop_workers(self._workers)
         await self.placer.stop()
 
     async def _close(self) -> None:

@@ -1,4 +1,5 @@
-"""The event store contract, run against every backend (InMemoryEventStore, PostgreSQL).
+"""The event store contract, run against every backend (InMemoryEventStore, PostgreSQL;
+and PostgreSQL in the postgres:16-alpine container where a Docker engine answers).
 
 One suite, parametrised over the backends, in the spirit of eventsourcing's
 tests/persistence.py: whatever a service can observe through `EventStore` must be the
@@ -38,6 +39,9 @@ from kozyr.eventstore import (
     migrate,
 )
 from kozyr.eventstore.urls import asyncpg_dsn
+from kozyr.infra import Infrastructure
+from tests.support.containers import CONTAINERS
+from tests.support.databases import fresh_database
 
 Tamper = Callable[[str, int, dict[str, Any]], Awaitable[None]]
 Rehash = Callable[[str, int, str], Awaitable[None]]
@@ -53,16 +57,33 @@ class Backend:
     """Overwrite the hash (hex) of one stored event behind the store's back."""
 
 
-@pytest.fixture(params=["memory", pytest.param("postgres", marks=pytest.mark.integration)])
+@pytest.fixture(
+    params=[
+        "memory",
+        pytest.param("postgres", marks=pytest.mark.integration),
+        pytest.param("postgres-container", marks=[pytest.mark.integration, CONTAINERS]),
+    ]
+)
 def backend_kind(request: pytest.FixtureRequest) -> str:
+    """In memory; on the session's PostgreSQL; on postgres:16-alpine, the image
+    docker-compose.yml deploys, through testcontainers where a Docker engine answers."""
     return str(request.param)
 
 
 @pytest.fixture
 def postgres_url(backend_kind: str, request: pytest.FixtureRequest) -> str | None:
-    if backend_kind != "postgres":
+    """A fresh, empty database on the backend's server (None in memory)."""
+    if backend_kind == "memory":
         return None
-    return str(request.getfixturevalue("database_url"))
+    fixture = "database_url" if backend_kind == "postgres" else "container_database_url"
+    return str(request.getfixturevalue(fixture))
+
+
+@pytest.fixture
+async def container_database_url(postgres_container_infra: Infrastructure) -> AsyncIterator[str]:
+    """A fresh, empty database on the postgres:16-alpine container; dropped after."""
+    async with fresh_database(postgres_container_infra) as url:
+        yield url
 
 
 @pytest.fixture

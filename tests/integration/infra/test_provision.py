@@ -1,4 +1,6 @@
-"""The embedded servers are real, restartable, and die with their parent."""
+"""The embedded servers are real, restartable, and die with their parent; where a Docker
+engine answers, provisioning uses testcontainers with the images docker-compose.yml
+deploys."""
 
 from __future__ import annotations
 
@@ -16,7 +18,9 @@ import nats
 import psutil
 import pytest
 
-from kozyr.infra import EmbeddedNats, Infrastructure, libpq_dsn
+from kozyr.infra import EmbeddedNats, Infrastructure, libpq_dsn, provision
+from tests.support.clock import SCHEDULES_SINCE, server_version
+from tests.support.containers import CONTAINERS, engine_where, sdk_engine_answers
 
 pytestmark = pytest.mark.integration
 
@@ -97,3 +101,26 @@ def _alive(pid: int) -> bool:
         return bool(psutil.Process(pid).status() != psutil.STATUS_ZOMBIE)
     except psutil.NoSuchProcess:
         return False
+
+
+@CONTAINERS
+async def test_without_urls_and_with_an_engine_the_servers_are_containers(tmp_path: Path) -> None:
+    """`make run` and any caller of `provision` on a machine with Docker: PostgreSQL and
+    NATS from postgres:16-alpine and nats:2.12-alpine (message schedules: the clock
+    works), removed when the block ends."""
+    if not sdk_engine_answers():
+        pytest.skip(f"no Docker engine answers at {engine_where()} (docs/testing.md, 'Containers')")
+    with provision(tmp_path, env={}) as infra:
+        assert infra.sources == {"postgres": "testcontainers", "nats": "testcontainers"}
+        assert (infra.postgres, infra.nats) == (None, None)
+        conn = await asyncpg.connect(libpq_dsn(infra.database_url))
+        try:
+            assert await conn.fetchval("SELECT 1") == 1
+        finally:
+            await conn.close()
+        assert await server_version(infra.nats_url) >= SCHEDULES_SINCE
+        nc = await nats.connect(infra.nats_url)
+        try:
+            assert (await nc.jetstream().account_info()).limits is not None
+        finally:
+            await nc.close()
