@@ -13,6 +13,7 @@ from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
+from textual.css.query import NoMatches
 from textual.widgets import Static
 
 from kozyr.api.common.v1 import games_pb2
@@ -115,7 +116,7 @@ class PlayApp(App[None]):
             self.session = TableSession(
                 table, table_id, self.lang, self.show_view, self.show_status, bots=bots, clock=clock
             )
-            self.query_one("#keys", Static).update(self._keys())
+            self._show("keys", self._keys())
             try:
                 await self.session.run()
             except grpc.aio.AioRpcError:
@@ -127,17 +128,27 @@ class PlayApp(App[None]):
 
     # ------------------------------------------------------------------ drawing
 
+    def _show(self, widget: str, content: str | Text) -> None:
+        """Put `content` in a widget of the screen. A view or a line that arrives while
+        the app shuts down finds the screen gone: it is dropped (it raised out of the
+        session's worker, a traceback at quit and, in the pilot tests, an error in
+        place of the test's own message)."""
+        try:
+            self.query_one(f"#{widget}", Static).update(content)
+        except NoMatches:
+            return
+
     def _say(self, text: str) -> None:
-        self.query_one("#turn", Static).update(text)
+        self._show("turn", text)
 
     def show_status(self, text: str, error: bool) -> None:
-        self.query_one("#status", Static).update(Text(text, style="bold red" if error else ""))
+        self._show("status", Text(text, style="bold red" if error else ""))
 
     def show_view(self, view: views_pb2.TableView) -> None:
         first = self.view is None
         self.view = view
         if first:
-            self.query_one("#keys", Static).update(self._keys())
+            self._show("keys", self._keys())
         self.selection = controls.follow(view, self.selection)
         self._draw()
 
@@ -150,8 +161,8 @@ class PlayApp(App[None]):
             if view.HasField("khozor_teams")
             else render_358.table_lines(view, self.lang)
         )
-        self.query_one("#table", Static).update(Text("\n").join(lines))
-        self.query_one("#hand", Static).update(self._hand(view))
+        self._show("table", Text("\n").join(lines))
+        self._show("hand", self._hand(view))
         self._draw_turn()
 
     def _hand(self, view: views_pb2.TableView) -> Text:
@@ -172,7 +183,7 @@ class PlayApp(App[None]):
     def _draw_turn(self) -> None:
         if self.view is not None:
             line = render.turn_line(self.view, self.lang, datetime.now(UTC))
-            self.query_one("#turn", Static).update(line)
+            self._show("turn", line)
 
     # ------------------------------------------------------------------ keys
 
