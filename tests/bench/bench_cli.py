@@ -24,11 +24,10 @@ import statistics
 import subprocess
 import sys
 import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-import grpc
-from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # run as a script
+from tests.support.health import serving_health_port
 
 BIN = Path(sys.executable).parent
 KEY = "a-bench-secret-of-more-than-thirty-two-bytes-0123456789"
@@ -72,30 +71,27 @@ def main() -> None:
     parser.add_argument("--before", type=Path, help="another commit's libs and services")
     args = parser.parse_args()
 
-    server = grpc.server(ThreadPoolExecutor(max_workers=4))
-    servicer = health.HealthServicer()
-    health_pb2_grpc.add_HealthServicer_to_server(servicer, server)
-    port = server.add_insecure_port("127.0.0.1:0")
-    server.start()
-    servicer.set("", health_pb2.HealthCheckResponse.SERVING)
+    with serving_health_port() as port:
+        measure(args.runs, args.before, port)
 
+
+def measure(runs_each: int, before: Path | None, port: int) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("KOZYR_")}
     env.pop("PYTHONPATH", None)
     env.update(KOZYR_JWT_KEY=KEY, KOZYR_GRPC_PORT=str(port))
     setups = {"after": (commands(before=False), env)}
-    if args.before is not None:
-        path = f"{args.before / 'libs'}:{args.before / 'services'}"
+    if before is not None:
+        path = f"{before / 'libs'}:{before / 'services'}"
         setups = {"before": (commands(before=True), {**env, "PYTHONPATH": path}), **setups}
-    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores, {args.runs} runs")
+    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores, {runs_each} runs")
     for name in commands(before=False):
         runs: dict[str, list[tuple[float, float]]] = {label: [] for label in setups}
-        for _ in range(args.runs):
+        for _ in range(runs_each):
             for label, (cmds, setup_env) in setups.items():
                 runs[label].append(run_once(cmds[name], setup_env))
         for label, measured in runs.items():
             report(name, label, measured)
     print(f"load average {os.getloadavg()[0]:.1f} at the end")
-    server.stop(None)
 
 
 if __name__ == "__main__":

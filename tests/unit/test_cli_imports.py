@@ -10,15 +10,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-import grpc
 import pytest
-from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
 from kozyr.runtime.auth import Role, verify_token
 from kozyr.stackfile import Stack
+from tests.support.health import serving_health_port
 from tests.support.imports import HEAVY, KOZYR, run_importing
 
 KEY = "a-stack-secret-of-more-than-thirty-two-bytes-0123456789"
@@ -27,16 +25,8 @@ KEY = "a-stack-secret-of-more-than-thirty-two-bytes-0123456789"
 @pytest.fixture
 def table_port() -> Iterator[int]:
     """A gRPC health server answering SERVING: the stack's table service."""
-    server = grpc.server(ThreadPoolExecutor(max_workers=2))
-    servicer = health.HealthServicer()
-    health_pb2_grpc.add_HealthServicer_to_server(servicer, server)
-    port = server.add_insecure_port("127.0.0.1:0")
-    server.start()
-    servicer.set("", health_pb2.HealthCheckResponse.SERVING)
-    try:
+    with serving_health_port() as port:
         yield port
-    finally:
-        server.stop(None)
 
 
 @pytest.fixture
