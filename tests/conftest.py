@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
+import os
 import shutil
 import tempfile
 import uuid
@@ -37,6 +38,7 @@ from tests.support.databases import fresh_database
 from tests.support.timing import RunTiming
 
 RUN_DIR_PREFIX = "kozyr-tests-"
+KEEP_ENV = "KOZYR_TEST_KEEP"
 _RUN_DIR = pytest.StashKey[Path]()
 _EXIT_STATUS = pytest.StashKey[int]()
 _KEPT = "kept-after-failure"
@@ -116,7 +118,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    """Remove the run's folder once the servers are stopped, unless something failed.
+    """Remove the run's folder once the servers are stopped, unless something failed
+    (or `KOZYR_TEST_KEEP` is set: a green run's services' logs, for a look).
 
     After session teardown (session fixtures stop their servers in the runner's
     sessionfinish). A failed run that wrote files keeps them, with the services' logs,
@@ -125,7 +128,8 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     run_dir = config.stash.get(_RUN_DIR, None)
     if run_dir is None:
         return
-    if config.stash.get(_EXIT_STATUS, 1) == 0 or not (run_dir / "pytest").exists():
+    green = config.stash.get(_EXIT_STATUS, 1) == 0 and not os.environ.get(KEEP_ENV)
+    if green or not (run_dir / "pytest").exists():
         shutil.rmtree(run_dir, ignore_errors=True)
         return
     (run_dir / _KEPT).touch()
