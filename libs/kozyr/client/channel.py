@@ -46,12 +46,25 @@ def retry_service_config(*services: str) -> dict[str, Any]:
     }
 
 
+RECONNECT_OPTIONS: list[tuple[str, Any]] = [
+    ("grpc.initial_reconnect_backoff_ms", 500),
+    ("grpc.max_reconnect_backoff_ms", 5_000),
+]
+"""How soon a channel tries again to reach a service that went away: from 0.5 s up to
+5 s between attempts (gRPC adds ±20 % jitter). gRPC's default grows to 120 s, so a
+caller that kept trying through a 40 s restart of the table service (measured) still
+failed for 29 s after the service was back: a bots or clock replica would sit out a
+rolling deploy. 5 s keeps a thousand clients of a restarted service spread out without
+leaving any of them out for long."""
+
+
 def channel_options(*, retry: bool = True, services: Sequence[str]) -> list[tuple[str, Any]]:
-    """Options of a client channel: the retry policy for `services` (unless `retry=False`)."""
+    """Options of a client channel: prompt reconnection, and the retry policy for
+    `services` (unless `retry=False`)."""
     if not retry:
-        return [("grpc.enable_retries", 0)]
+        return [*RECONNECT_OPTIONS, ("grpc.enable_retries", 0)]
     config = json.dumps(retry_service_config(*services))
-    return [("grpc.enable_retries", 1), ("grpc.service_config", config)]
+    return [*RECONNECT_OPTIONS, ("grpc.enable_retries", 1), ("grpc.service_config", config)]
 
 
 class ChannelOptions(TypedDict, total=False):
