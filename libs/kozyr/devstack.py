@@ -283,6 +283,13 @@ def finding_the_stack(data_dir: Path, stack_file: Path, cwd: Path) -> str:
     )
 
 
+def _shown(url: str) -> str:
+    """A database URL fit for a terminal and its scroll-back: the password as `***` (a
+    testcontainers server has one; the stack file keeps the whole URL, readable by its
+    owner only)."""
+    return make_url(url).render_as_string(hide_password=True)
+
+
 def banner(
     infra: Infrastructure,
     databases: Databases,
@@ -295,8 +302,8 @@ def banner(
     lines = [
         "",
         "kozyr is running — Ctrl-C stops everything.",
-        f"  PostgreSQL  {databases.table}   ({infra.sources['postgres']}; the table's)",
-        f"              {databases.matchmaking}   (matchmaking's own)",
+        f"  PostgreSQL  {_shown(databases.table)}   ({infra.sources['postgres']}; the table's)",
+        f"              {_shown(databases.matchmaking)}   (matchmaking's own)",
         f"  NATS        {infra.nats_url}   ({infra.sources['nats']}; "
         + (
             f"one user per service, {data_dir / NATS_CONFIG_FILE})"

@@ -21,7 +21,7 @@ import pytest
 
 from kozyr import devstack, health
 from kozyr.devstack import DEV_JWT_KEY_FILE, ServiceProcess, Supervisor, finding_the_stack, names
-from kozyr.infra import free_port
+from kozyr.infra import Infrastructure, free_port
 from kozyr.runtime.auth import verify_token
 
 REPO = Path(__file__).resolve().parents[2]
@@ -148,3 +148,16 @@ def test_a_relative_data_dir_is_found_from_a_sub_folder_as_the_default_is(
     )
     assert minted.returncode == 0, minted.stderr
     assert verify_token(minted.stdout.strip(), key=KEY).subject == "ana"
+
+
+def test_the_banner_hides_a_database_password(tmp_path: Path) -> None:
+    """On a testcontainers server the URLs hold a password: the banner (a terminal's
+    scroll-back, a CI log) shows `***`; the stack file, its owner's alone, keeps it."""
+    url = "postgresql+asyncpg://kozyr:s3cret-pw@127.0.0.1:5433/kozyr"
+    infra = Infrastructure(
+        url, "nats://127.0.0.1:4222", {"postgres": "testcontainers", "nats": "testcontainers"}
+    )
+    shown = devstack.banner(infra, devstack.Databases.on(infra), [], KEY, tmp_path)
+    assert "s3cret-pw" not in shown
+    assert "postgresql+asyncpg://kozyr:***@127.0.0.1:5433/kozyr " in shown
+    assert "postgresql+asyncpg://kozyr:***@127.0.0.1:5433/kozyr_matchmaking " in shown
