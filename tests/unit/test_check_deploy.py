@@ -289,6 +289,14 @@ BREAKAGES = {
         '"50054:50054"',
         "compose: clock publishes port 50054 on 0.0.0.0: publish on 127.0.0.1 by default",
     ),
+    # issue 23: the image's group left to a system id (gid 10001 had no name)
+    "dockerfile-user-group": (
+        "dockerfile",
+        "deploy/docker/Dockerfile",
+        "RUN groupadd --system --gid 10001 kozyr \\\n && useradd --system --uid 10001 --gid 10001",
+        "RUN useradd --system --uid 10001 --user-group",
+        "Dockerfile: create the group 10001 (groupadd --gid 10001) and the user 10001 in it",
+    ),
     # issue 23: the hardening dropped from every kozyr container (a writable root,
     # root's capabilities, setuid allowed, the image's user overridable) ...
     "compose-kozyr-not-hardened": (

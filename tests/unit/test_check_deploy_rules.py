@@ -421,6 +421,35 @@ def test_a_kozyr_container_less_hardened_fails(change: Doc, problem: str) -> Non
     ]
 
 
+USER_MADE = (
+    "RUN groupadd --system --gid 10001 kozyr \\\n"
+    " && useradd --system --uid 10001 --gid 10001 --no-create-home kozyr\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("dockerfile", "problem"),
+    [
+        (f"FROM python\n{USER_MADE}USER 10001:10001\n", None),
+        (f"FROM python\n{USER_MADE}USER 10001:10001\nUSER root\n", "run as USER"),
+        (f"FROM python\n{USER_MADE}", "run as USER"),
+        ("FROM python\nRUN useradd --system --uid 10001 --user-group kozyr\nUSER 10001:10001\n",
+         "create the group"),
+        ("FROM python\nRUN groupadd -g 10001 kozyr && useradd -u 10001 -g 999 kozyr\n"
+         "USER 10001:10001\n", "create the group"),
+        ("FROM python\nRUN groupadd -g 10001 kozyr && useradd -u 10001 -g 10001 kozyr\n"
+         "USER 10001:10001\n", None),
+    ],
+)  # fmt: skip
+def test_the_image_runs_as_a_user_and_group_it_makes(dockerfile: str, problem: str | None) -> None:
+    problems = cd.image_user_problems(dockerfile)
+    if problem is None:
+        assert problems == []
+    else:
+        [found] = problems
+        assert problem in found
+
+
 def test_marked_env_marks_the_placeholders_alone(tmp_path: Path) -> None:
     example, env_file = tmp_path / "example", tmp_path / ".env"
     example.write_text(
