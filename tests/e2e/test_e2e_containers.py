@@ -5,6 +5,10 @@ starts one; docs/testing.md, "Containers").
 
 One stack for the module, one game, every check on it (the cheapest run that proves
 all of it; each test below asserts one thing the run observed):
+- every container runs as docker-compose.yml hardens it (`docker inspect`): a read-only
+  root file system, every capability dropped, no new privileges, kozyr's as uid 10001,
+  the migration jobs without the JWT key — so everything below is the hardened stack
+  playing (issue 23);
 - a matchmaking ticket asking for computers is matched at once, the free seats filled
   by computers (the bots service plays them, think time 0 through compose's own knob);
 - the ticket's player plays her seat through the table service's published port
@@ -66,6 +70,10 @@ OUR_IMAGE = "kozyr"
 THREE = games_pb2.GAME_THREE_FIVE_EIGHT
 PLAYER = "dana"
 SERVICES = ("table", "matchmaking", "bots", "clock")
+MIGRATIONS = ("migrate", "migrate-matchmaking")
+SERVERS = ("postgres", "nats")
+KOZYR_USER = "10001:10001"
+"""The kozyr image's user, which compose names for every kozyr container."""
 BUILD_SECONDS = 1200.0
 UP_SECONDS = 600
 GAME_SECONDS = 600.0
@@ -165,6 +173,17 @@ class ComposeProject:
     async def logs(self, service: str) -> str:
         return await self.run("logs", "--no-color", service)
 
+    async def inspect(self) -> dict[str, dict[str, Any]]:
+        """`docker inspect` of every container of the project, the finished migration
+        jobs' too: service → its container's document."""
+        ids = (await self.run("ps", "--all", "--quiet")).split()
+        assert ids, "no container in the project"
+        code, out = await run(["docker", "inspect", *ids], seconds=60)
+        assert code == 0, f"docker inspect failed ({code}):\n{out}"
+        return {
+            doc["Config"]["Labels"]["com.docker.compose.service"]: doc for doc in json.loads(out)
+        }
+
     async def states(self) -> dict[str, dict[str, Any]]:
         """`docker compose ps --all`: each service's container state and exit code."""
         out = await self.run("ps", "--all", "--format", "json")
@@ -219,6 +238,10 @@ class Observed:
     rating_after_up: mm_pb.Rating
     verified_after_up: dict[str, Any]
     nats_logs: list[str]
+    containers: dict[str, dict[str, Any]]
+    """service → `docker inspect` of its container, once the stack was first up."""
+    identity: str
+    """`id` in the table service's container."""
 
 
 async def until_version(target: str, table_id: str, version: int) -> int:
@@ -300,6 +323,8 @@ async def observed(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Ob
 
 
 async def play_the_stack(project: ComposeProject) -> Observed:
+    containers = await project.inspect()
+    identity = await project.exec("table", "id")
     matchmaking = MatchmakingClient(project.target("matchmaking"), token(PLAYER))
     try:
         queued = await matchmaking.enter_queue(THREE, fill_with_computers=True)
@@ -329,7 +354,42 @@ async def play_the_stack(project: ComposeProject) -> Observed:
     return Observed(
         ticket, seated, restarted_at, log, rating, verified, stopped, service_logs,
         streams_before, streams_after, after_up, rating_after_up, verified_after_up, nats_logs,
+        containers, identity,
     )  # fmt: skip
+
+
+def test_every_container_runs_hardened(observed: Observed) -> None:
+    """Issue 23: compose's defaults are the hardened ones, and the game the other tests
+    see played on them. Every container: a read-only root, no capability, no privilege
+    gained; kozyr's (services and migration jobs) as the image's uid 10001."""
+    containers = observed.containers
+    assert set(containers) == {*SERVICES, *MIGRATIONS, *SERVERS}
+    for service, container in sorted(containers.items()):
+        host = container["HostConfig"]
+        assert host["ReadonlyRootfs"] is True, service
+        assert host["CapDrop"] == ["ALL"], (service, host["CapDrop"])
+        assert not host["CapAdd"], (service, host["CapAdd"])
+        assert not host["Privileged"], service
+        assert "no-new-privileges:true" in (host["SecurityOpt"] or []), service
+        if service not in SERVERS:
+            assert container["Config"]["User"] == KOZYR_USER, service
+            assert "/tmp" in (host["Tmpfs"] or {}), service
+    # the image made the user and its group with those ids
+    assert observed.identity.split()[:2] == ["uid=10001(kozyr)", "gid=10001(kozyr)"]
+
+
+def test_the_migration_jobs_get_their_database_and_no_jwt_key(observed: Observed) -> None:
+    """Issue 23: a migration reads no token; the JWT key went to its container all the
+    same. The services keep it."""
+    names = {
+        service: {entry.partition("=")[0] for entry in container["Config"]["Env"]}
+        for service, container in observed.containers.items()
+    }
+    for service in MIGRATIONS:
+        assert "KOZYR_DATABASE_URL" in names[service], service
+        assert "KOZYR_JWT_KEY" not in names[service], service
+    for service in SERVICES:
+        assert "KOZYR_JWT_KEY" in names[service], service
 
 
 def test_a_ticket_asking_for_computers_is_seated_with_computers(observed: Observed) -> None:

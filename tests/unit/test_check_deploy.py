@@ -289,6 +289,47 @@ BREAKAGES = {
         '"50054:50054"',
         "compose: clock publishes port 50054 on 0.0.0.0: publish on 127.0.0.1 by default",
     ),
+    # issue 23: the image's group left to a system id (gid 10001 had no name)
+    "dockerfile-user-group": (
+        "dockerfile",
+        "deploy/docker/Dockerfile",
+        "RUN groupadd --system --gid 10001 kozyr \\\n && useradd --system --uid 10001 --gid 10001",
+        "RUN useradd --system --uid 10001 --user-group",
+        "Dockerfile: create the group 10001 (groupadd --gid 10001) and the user 10001 in it",
+    ),
+    # issue 23: the hardening dropped from every kozyr container (a writable root,
+    # root's capabilities, setuid allowed, the image's user overridable) ...
+    "compose-kozyr-not-hardened": (
+        "compose",
+        "docker-compose.yml",
+        "x-kozyr-hardened: &kozyr-hardened\n  <<: *hardened\n",
+        "x-kozyr-hardened: &kozyr-hardened\n",
+        "compose: table must have a read-only root file system (read_only: true)",
+    ),
+    # ... one kozyr container as root
+    "compose-kozyr-as-root": (
+        "compose",
+        "docker-compose.yml",
+        '  user: "10001:10001"\n',
+        '  user: "0:0"\n',
+        'compose: migrate must run as the image\'s user (user: "10001:10001")',
+    ),
+    # ... PostgreSQL keeping its capabilities
+    "compose-postgres-capabilities": (
+        "compose",
+        "docker-compose.yml",
+        "    image: postgres:16-alpine\n    <<: *hardened\n",
+        "    image: postgres:16-alpine\n    read_only: true\n",
+        "compose: postgres must drop every capability (cap_drop: [ALL])",
+    ),
+    # issue 23: the migration jobs given the JWT key they never read
+    "compose-migration-jwt-key": (
+        "compose",
+        "docker-compose.yml",
+        "      <<: [*kozyr-log, *matchmaking-database]",
+        "      <<: [*kozyr-env, *matchmaking-database]",
+        "compose: migrate-matchmaking gets KOZYR_JWT_KEY (in KOZYR_JWT_KEY), which it does",
+    ),
     # issue 23: a StatefulSet whose governing Service is not headless
     "k8s-statefulset-service": (
         "k8s",

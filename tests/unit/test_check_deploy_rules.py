@@ -367,6 +367,154 @@ def test_ports_published_on_every_interface_fail() -> None:
     ]
 
 
+HARDENED: Doc = {
+    "read_only": True,
+    "cap_drop": ["ALL"],
+    "security_opt": ["no-new-privileges:true"],
+}
+KOZYR_HARDENED: Doc = {
+    **HARDENED,
+    "image": "kozyr:latest",
+    "user": "10001:10001",
+    "tmpfs": ["/tmp:size=64m"],
+}
+
+
+def test_hardened_containers_pass() -> None:
+    assert cd.hardening_problems("table", KOZYR_HARDENED) == []
+    tmpfs_volume = {
+        **KOZYR_HARDENED,
+        "tmpfs": None,
+        "volumes": [{"type": "tmpfs", "target": "/tmp"}],
+    }
+    assert cd.hardening_problems("table", tmpfs_volume) == []
+    # not kozyr's image: its own user, no /tmp asked for
+    postgres = {**HARDENED, "image": "postgres:16-alpine", "security_opt": ["no-new-privileges"]}
+    assert cd.hardening_problems("postgres", postgres) == []
+
+
+def test_a_container_not_hardened_fails() -> None:
+    assert cd.hardening_problems("nats", {"image": "nats:2.12-alpine"}) == [
+        "compose: nats must have a read-only root file system (read_only: true)",
+        "compose: nats must drop every capability (cap_drop: [ALL])",
+        "compose: nats must gain no privileges (security_opt: [no-new-privileges:true])",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("change", "problem"),
+    [
+        ({"read_only": False}, "must have a read-only root file system (read_only: true)"),
+        ({"cap_drop": ["NET_RAW"]}, "must drop every capability (cap_drop: [ALL])"),
+        ({"cap_add": ["CHOWN"]}, "adds capabilities ['CHOWN']: it needs none"),
+        ({"privileged": True}, "must not be privileged"),
+        ({"security_opt": ["seccomp:unconfined"]},
+         "must gain no privileges (security_opt: [no-new-privileges:true])"),
+        ({"user": None}, 'must run as the image\'s user (user: "10001:10001")'),
+        ({"user": "root"}, 'must run as the image\'s user (user: "10001:10001")'),
+        ({"tmpfs": ["/run"]}, "needs a tmpfs on /tmp (its root is read-only)"),
+    ],
+)  # fmt: skip
+def test_a_kozyr_container_less_hardened_fails(change: Doc, problem: str) -> None:
+    assert cd.hardening_problems("clock", {**KOZYR_HARDENED, **change}) == [
+        f"compose: clock {problem}"
+    ]
+
+
+USER_MADE = (
+    "RUN groupadd --system --gid 10001 kozyr \\\n"
+    " && useradd --system --uid 10001 --gid 10001 --no-create-home kozyr\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("dockerfile", "problem"),
+    [
+        (f"FROM python\n{USER_MADE}USER 10001:10001\n", None),
+        (f"FROM python\n{USER_MADE}USER 10001:10001\nUSER root\n", "run as USER"),
+        (f"FROM python\n{USER_MADE}", "run as USER"),
+        ("FROM python\nRUN useradd --system --uid 10001 --user-group kozyr\nUSER 10001:10001\n",
+         "create the group"),
+        ("FROM python\nRUN groupadd -g 10001 kozyr && useradd -u 10001 -g 999 kozyr\n"
+         "USER 10001:10001\n", "create the group"),
+        ("FROM python\nRUN groupadd -g 10001 kozyr && useradd -u 10001 -g 10001 kozyr\n"
+         "USER 10001:10001\n", None),
+    ],
+)  # fmt: skip
+def test_the_image_runs_as_a_user_and_group_it_makes(dockerfile: str, problem: str | None) -> None:
+    problems = cd.image_user_problems(dockerfile)
+    if problem is None:
+        assert problems == []
+    else:
+        [found] = problems
+        assert problem in found
+
+
+def test_marked_env_marks_the_placeholders_alone(tmp_path: Path) -> None:
+    example, env_file = tmp_path / "example", tmp_path / ".env"
+    example.write_text(
+        "# KOZYR_JWT_KEY=change-me\nPOSTGRES_PASSWORD=change-me-postgres\n"
+        "POSTGRES_MATCHMAKING_PASSWORD=change-me-postgres-matchmaking\nKOZYR_LOG_LEVEL=INFO\n"
+    )
+    markers = cd.marked_env(example, env_file)
+    assert markers == {
+        "POSTGRES_PASSWORD": "secret-of-POSTGRES_PASSWORD-end",
+        "POSTGRES_MATCHMAKING_PASSWORD": "secret-of-POSTGRES_MATCHMAKING_PASSWORD-end",
+    }
+    assert env_file.read_text().splitlines()[1:] == [
+        "POSTGRES_PASSWORD=secret-of-POSTGRES_PASSWORD-end",
+        "POSTGRES_MATCHMAKING_PASSWORD=secret-of-POSTGRES_MATCHMAKING_PASSWORD-end",
+        "KOZYR_LOG_LEVEL=INFO",
+    ]
+
+
+MARKERS = {name: f"secret-of-{name}-end" for name in
+           ("POSTGRES_PASSWORD", "POSTGRES_MATCHMAKING_PASSWORD", "KOZYR_JWT_KEY")}  # fmt: skip
+
+
+def test_a_service_getting_the_secrets_it_needs_passes() -> None:
+    url = "postgresql+asyncpg://kozyr_matchmaking:secret-of-POSTGRES_MATCHMAKING_PASSWORD-end@db"
+    model = {"services": {"migrate-matchmaking": {"environment": {"KOZYR_DATABASE_URL": url}}}}
+    assert cd.compose_secret_problems(model, MARKERS) == []
+
+
+def test_a_secret_where_none_is_needed_fails() -> None:
+    """The migration jobs had the JWT key (issue 23); the table must not get
+    matchmaking's database password, in whatever variable."""
+    model = {"services": {
+        "migrate": {"environment": {"KOZYR_JWT_KEY": MARKERS["KOZYR_JWT_KEY"]}},
+        "table": {"environment": {"EXTRA": f"x:{MARKERS['POSTGRES_MATCHMAKING_PASSWORD']}@db"}},
+        "sidecar": {"environment": {}},
+    }}  # fmt: skip
+    assert cd.compose_secret_problems(model, MARKERS) == [
+        "compose: migrate gets KOZYR_JWT_KEY (in KOZYR_JWT_KEY), which it does not need",
+        "compose: sidecar is not in COMPOSE_SECRETS (name the secrets it needs)",
+        "compose: table gets POSTGRES_MATCHMAKING_PASSWORD (in EXTRA), which it does not need",
+    ]
+
+
+@pytest.mark.parametrize("service", sorted(cd.COMPOSE_SECRETS))
+def test_each_compose_secret_is_granted_where_it_is_used(service: str) -> None:
+    """The grants themselves: the JWT key to the four services alone, a NATS password to
+    its user and the server, a database's password to its service, its migration and
+    the server."""
+    granted = cd.COMPOSE_SECRETS[service]
+    assert ("KOZYR_JWT_KEY" in granted) == (service in cd.SERVICES)
+    nats = {name for name in granted if name.startswith("KOZYR_NATS_")}
+    if service != "nats":
+        assert nats == (
+            {f"KOZYR_NATS_{service.upper()}_PASSWORD"} if service in cd.SERVICES else set()
+        )
+    databases = granted & {"POSTGRES_PASSWORD", "POSTGRES_MATCHMAKING_PASSWORD"}
+    expected = {
+        "postgres": {"POSTGRES_PASSWORD", "POSTGRES_MATCHMAKING_PASSWORD"},
+        "table": {"POSTGRES_PASSWORD"}, "migrate": {"POSTGRES_PASSWORD"},
+        "matchmaking": {"POSTGRES_MATCHMAKING_PASSWORD"},
+        "migrate-matchmaking": {"POSTGRES_MATCHMAKING_PASSWORD"},
+    }  # fmt: skip
+    assert databases == expected.get(service, set())
+
+
 DOCKERFILE = """FROM python:3.11-slim AS build
 # a comment
 RUN python -m venv /opt/kozyr \\
