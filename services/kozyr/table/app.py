@@ -234,7 +234,9 @@ class TableApp:
         """Apply a player's (or a service's) command: load, decide, append.
 
         `expected_version` is the version as `viewer` (the acting seat) sees it: events
-        it may not see (the other team's signals) never make its move stale. `check`
+        it may not see (the other team's signals) never make its move stale, nor do seat
+        events (presence, control) since the last game event it saw (`Table.is_fresh`).
+        `check`
         refuses a caller who may not act for the seat now. `acting_person` is the seat
         of a person acting for himself: a covered seat is his again in the same append
         (kozyr.tables.decision).
@@ -244,7 +246,7 @@ class TableApp:
         def plan(table: Table) -> Decision:
             if check is not None:
                 check(table)
-            if pin is not None and table.version_for(pin[1]) != pin[0]:
+            if pin is not None and not table.is_fresh(pin[1], pin[0]):
                 raise stale_version(pin[0], table.version_for(pin[1]))
             planned = self._decide(table, command, acting_person)
             self._check_taps(table, planned.events)
