@@ -53,6 +53,9 @@ class TableCreated:
     default."""
     computer_level: str = DEFAULT_COMPUTER_LEVEL
     """The level of covering computers and of computer seats without their own."""
+    hints_off: bool = False
+    """No hints at this table (matchmaking's rated queue tables): the bots service
+    refuses SuggestAction here, reading it from the view (`TableView.hints_allowed`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,9 +146,12 @@ class Table:
     version: int
     levels: tuple[str, ...] = ()
     """Per seat, the level a computer plays it at while computer-controlled."""
-    online: tuple[bool, ...] = ()
-    """Per seat, whether its player is online (a computer seat always is)."""
+    online: tuple[bool | None, ...] = ()
+    """Per seat, whether its player is online: None (unknown) from the table's start
+    until the clock records his presence (his first heartbeat, or his cover deadline
+    without one); a computer seat is always online."""
     cover_after_seconds: int = 0
+    hints_off: bool = False
     turn_deadline: datetime | None = None
     deals: tuple[DealProof, ...] = ()
     private: tuple[tuple[int, tuple[int, ...]], ...] = ()
@@ -197,8 +203,13 @@ class Table:
             return None
         return self.levels[seat] if self.levels else DEFAULT_COMPUTER_LEVEL
 
-    def is_online(self, seat: int) -> bool:
+    def presence(self, seat: int) -> bool | None:
+        """True online, False offline, None unknown (nothing recorded yet)."""
         return self.online[seat] if self.online else True
+
+    def is_online(self, seat: int) -> bool:
+        """Known to be online (an unknown presence is not)."""
+        return self.presence(seat) is True
 
     def seat_of(self, player_id: str) -> int | None:
         """The seat of a player at this table, or None for a spectator."""
@@ -275,8 +286,9 @@ def start(created: TableCreated) -> Table:
             (created.levels[i] if created.levels else "") or created.computer_level
             for i in range(len(created.seats))
         ),
-        online=(True,) * len(created.seats),
+        online=tuple(True if p == COMPUTER else None for p in created.seats),
         cover_after_seconds=created.cover_after_seconds,
+        hints_off=created.hints_off,
     )
 
 
@@ -309,7 +321,7 @@ def apply(
         control[event.seat] = event.control
         return _seat_event(replace(table, control=tuple(control)))
     if isinstance(event, SeatPresenceChanged):
-        online = list(table.online or (True,) * len(table.seats))
+        online: list[bool | None] = list(table.online or (True,) * len(table.seats))
         online[event.seat] = event.online
         return _seat_event(replace(table, online=tuple(online)))
     after = replace(

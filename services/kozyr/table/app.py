@@ -183,6 +183,7 @@ class TableApp:
         levels: Sequence[str] = (),
         cover_after_seconds: int = 0,
         computer_level: str = model.DEFAULT_COMPUTER_LEVEL,
+        hints_off: bool = False,
     ) -> Outcome:
         """Open a table and draw its first chance (dealer/opening team, first deal).
 
@@ -205,6 +206,7 @@ class TableApp:
             tuple(levels) if any(levels) else (),
             cover_after_seconds,
             computer_level,
+            hints_off,
         )
         table = model.start(created)
         opened = decision.draw_chance(table, [created], self._new_seed)
@@ -371,14 +373,15 @@ class TableApp:
     async def set_seat_presence(
         self, table_id: str, seat: int, online: bool, *, request_id: str, actor: Actor
     ) -> Outcome:
-        """Record that a seat's player went offline or came back (the clock's call)."""
+        """Record that a seat's player went offline or came back (the clock's call); the
+        first call ends the seat's unknown presence, whichever way it goes."""
 
         def plan(table: Table) -> Decision:
             if not 0 <= seat < len(table.seats):
                 raise invalid_seat(seat)
             if table.seats[seat] == COMPUTER:
                 raise computer_seat(seat)
-            if table.is_online(seat) is online:
+            if table.presence(seat) is online:
                 raise _Unchanged(table)
             event = SeatPresenceChanged(seat, online)
             return Decision((event,), model.apply(table, event, table.turn_deadline))
