@@ -110,9 +110,10 @@ async def test_a_move_pinned_before_a_presence_flip_is_applied_and_after_a_move_
 async def test_signals_a_viewer_may_not_see_neither_stale_nor_freshen_its_pins() -> None:
     """Khözör: the other team's signals are not in a viewer's count; its own team's
     are game events it sees (they end its run of seat events)."""
-    async for app, table in khozor_tables():
+    async for found, table in khozor_tables():
         taps = [t for s in range(8) for t in signal_taps(table, s)]
         if taps:
+            app = found
             break
     tap = taps[0]
     await app.set_seat_presence(table.table_id, 5, False, request_id="p", actor=CLOCK)
