@@ -127,7 +127,7 @@ async def test_every_service_works_under_its_own_nats_user(stack: Stack) -> None
         watch = mm.watch(people.table_id, seat=0)
         async with asyncio.timeout(60):
             async for view in watch:
-                offline = not view.seats[0].online
+                offline = view.seats[0].presence == seats_pb2.PRESENCE_OFFLINE
                 if offline and view.turn.number >= first_turn + 3:
                     break  # ana went offline, and three turns expired
         await watch.aclose()

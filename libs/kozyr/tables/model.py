@@ -53,6 +53,9 @@ class TableCreated:
     default."""
     computer_level: str = DEFAULT_COMPUTER_LEVEL
     """The level of covering computers and of computer seats without their own."""
+    hints_off: bool = False
+    """No hints at this table (matchmaking's rated queue tables): the bots service
+    refuses SuggestAction here, reading it from the view (`TableView.hints_allowed`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,6 +131,9 @@ class Table:
     seats that see them, and `unseen` how many each seat (index = seat) and spectators
     (last index) cannot see. `taps` are each seat's latest at-will moves (Khözör's
     signal taps) with the time the log recorded them, for the per-seat tap limit.
+    `seat_run` counts, per viewer (same indices as `unseen`), the seat events
+    (presence, control) it has seen since the last game event it may see: a move
+    pinned to any version in that run is still fresh (`is_fresh`).
     """
 
     table_id: str
@@ -140,20 +146,39 @@ class Table:
     version: int
     levels: tuple[str, ...] = ()
     """Per seat, the level a computer plays it at while computer-controlled."""
-    online: tuple[bool, ...] = ()
-    """Per seat, whether its player is online (a computer seat always is)."""
+    online: tuple[bool | None, ...] = ()
+    """Per seat, whether its player is online: None (unknown) from the table's start
+    until the clock records his presence (his first heartbeat, or his cover deadline
+    without one); a computer seat is always online."""
     cover_after_seconds: int = 0
+    hints_off: bool = False
     turn_deadline: datetime | None = None
     deals: tuple[DealProof, ...] = ()
     private: tuple[tuple[int, tuple[int, ...]], ...] = ()
     unseen: tuple[int, ...] = ()
     taps: tuple[Taps, ...] = ()
+    seat_run: tuple[int, ...] = ()
 
     def version_for(self, seat: int | None) -> int:
         """The version as `seat` sees it (None: a spectator): events it may see."""
         if not self.unseen:
             return self.version
         return self.version - self.unseen[len(self.seats) if seat is None else seat]
+
+    def decision_version_for(self, seat: int | None) -> int:
+        """The oldest version of `seat`'s view that a pinned move may still name: its
+        version right after the last game event it may see. What came after are seat
+        events only (someone went on- or offline, a seat was covered or given back):
+        they change no turn, no card and no legal move, so no decision."""
+        if not self.seat_run:
+            return self.version_for(seat)
+        return self.version_for(seat) - self.seat_run[len(self.seats) if seat is None else seat]
+
+    def is_fresh(self, seat: int | None, pinned: int) -> bool:
+        """Whether a move of `seat` pinned to its version `pinned` (`expected_version`,
+        a hint's `view_version`) still stands: no game event `seat` may see came since
+        (docs/api.md, "Versions")."""
+        return self.decision_version_for(seat) <= pinned <= self.version_for(seat)
 
     def hidden_from(self, seat: int | None) -> list[int]:
         """The log positions of the events `seat` may not see, in order."""
@@ -178,8 +203,13 @@ class Table:
             return None
         return self.levels[seat] if self.levels else DEFAULT_COMPUTER_LEVEL
 
-    def is_online(self, seat: int) -> bool:
+    def presence(self, seat: int) -> bool | None:
+        """True online, False offline, None unknown (nothing recorded yet)."""
         return self.online[seat] if self.online else True
+
+    def is_online(self, seat: int) -> bool:
+        """Known to be online (an unknown presence is not)."""
+        return self.presence(seat) is True
 
     def seat_of(self, player_id: str) -> int | None:
         """The seat of a player at this table, or None for a spectator."""
@@ -256,8 +286,9 @@ def start(created: TableCreated) -> Table:
             (created.levels[i] if created.levels else "") or created.computer_level
             for i in range(len(created.seats))
         ),
-        online=(True,) * len(created.seats),
+        online=tuple(True if p == COMPUTER else None for p in created.seats),
         cover_after_seconds=created.cover_after_seconds,
+        hints_off=created.hints_off,
     )
 
 
@@ -288,11 +319,11 @@ def apply(
     if isinstance(event, SeatControlChanged):
         control = list(table.control)
         control[event.seat] = event.control
-        return replace(table, control=tuple(control), version=table.version + 1)
+        return _seat_event(replace(table, control=tuple(control)))
     if isinstance(event, SeatPresenceChanged):
-        online = list(table.online or (True,) * len(table.seats))
+        online: list[bool | None] = list(table.online or (True,) * len(table.seats))
         online[event.seat] = event.online
-        return replace(table, online=tuple(online), version=table.version + 1)
+        return _seat_event(replace(table, online=tuple(online)))
     after = replace(
         table,
         state=table.game.evolve(table.state, event),
@@ -303,13 +334,24 @@ def apply(
     return _track_tap(_track_audience(after, event), event, at)
 
 
+def _seat_event(table: Table) -> Table:
+    """The next version after a seat event (every viewer sees it): it lengthens every
+    viewer's run of seat events, so it makes no pinned move stale."""
+    run = table.seat_run or (0,) * (len(table.seats) + 1)
+    return replace(table, version=table.version + 1, seat_run=tuple(n + 1 for n in run))
+
+
 def _track_audience(table: Table, event: Any) -> Table:
-    """Note an event some viewers may not see (the plugin's optional `audience` hook)."""
+    """Note an event some viewers may not see (the plugin's optional `audience` hook),
+    and end the run of seat events of every viewer who sees it."""
     audience = table.plugin.audience
     seats: tuple[int, ...] | None = audience(event) if audience is not None else None
+    viewers = len(table.seats) + 1  # every seat, then spectators
+    if table.seat_run:
+        run = tuple(0 if seats is None or i in seats else n for i, n in enumerate(table.seat_run))
+        table = replace(table, seat_run=run if any(run) else ())
     if seats is None:
         return table
-    viewers = len(table.seats) + 1  # every seat, then spectators
     unseen = table.unseen or (0,) * viewers
     return replace(
         table,

@@ -8,6 +8,10 @@ he has no seat — and never the bots identity's (which the table would refuse a
 for a person's seat). The table's refusals of that read (a malformed or unknown table,
 a bad or expired token) are passed on as it wrote them.
 
+Whether hints are allowed is the table's to say, never the caller's: the view read with
+his token carries `hints_allowed`, false at a table opened with `TableOptions.hints_off`
+(matchmaking's rated queue tables): FAILED_PRECONDITION HINTS_NOT_ALLOWED there.
+
 Each player is limited by a token bucket (`bots_hints_per_second`, `bots_hints_burst`):
 one more is RESOURCE_EXHAUSTED TOO_MANY_HINTS with `retryAfterSeconds`.
 """
@@ -75,6 +79,8 @@ class HintServicer(pb_grpc.BotsServiceServicer):
         view = await self._own_view(request.table_id, context.invocation_metadata())
         if not view.HasField("seat"):
             raise texts.not_seated(request.table_id)
+        if not view.hints_allowed:
+            raise texts.hints_not_allowed(request.table_id)
         if view.finished:
             raise texts.table_finished(request.table_id)
         if view.seat not in view.turn.seats:

@@ -25,6 +25,22 @@ def not_seated(table_id: str) -> PermissionDenied:
     )
 
 
+def hints_not_allowed(table_id: str) -> FailedPrecondition:
+    """The table was opened without hints (TableOptions.hints_off: matchmaking's rated
+    queue tables), so that nobody lets the computer play his rated game."""
+    return FailedPrecondition(
+        "HINTS_NOT_ALLOWED",
+        {
+            "en": f"Table {table_id} is a rated table: hints are off there. They are on at "
+            "private and unrated tables.",
+            "ro": f"Masa {table_id} este o masă cu clasament: sugestiile sunt oprite acolo. "
+            "Sunt disponibile la mesele private și la cele fără clasament.",
+            "it": f"Il tavolo {table_id} è un tavolo classificato: lì i suggerimenti sono "
+            "disattivati. Sono attivi ai tavoli privati e non classificati.",
+        },
+    )
+
+
 def table_finished(table_id: str) -> FailedPrecondition:
     return FailedPrecondition(
         "TABLE_FINISHED",

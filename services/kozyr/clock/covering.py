@@ -8,6 +8,11 @@ that brought him online — so a failed table call is retried by redelivery, not
 handler records the presence the bucket shows *now*, whatever message woke it, so two
 changes handled out of order still leave every table right.
 
+A table starts with every person's presence unknown. Seated while online, he is
+recorded online there at once; seated without a heartbeat, nothing is recorded until his
+first heartbeat (online) or his cover deadline (offline, then covered): a player whose
+app is still starting is never shown as gone.
+
 Going offline (or being seated while offline) sets the player's cover timer, a message
 schedule like the turn timers (kind "cover", one per player, due at the earliest
 `cover_after` of his tables); coming back online cancels it. When it fires, the replica
@@ -87,15 +92,20 @@ class Covering:
             await self._set_presence(table_id, at.seat, online, f"{tag}-{online:d}")
 
     async def seated(self, player_id: str, table_id: str, at: SeatAt) -> None:
-        """A table opened with him at `at.seat`: index it; if he is offline, record it
-        there and start counting."""
+        """A table opened with him at `at.seat`: index it; record him online there if
+        he is, else start counting.
+
+        A player without a heartbeat yet is not recorded offline: his seat shows an
+        unknown presence (his app may still be starting) until his first heartbeat
+        (`sync_tables`) or his cover deadline (`fired` records him offline then).
+        """
         if not has_presence(player_id):
             log.warning("player id cannot have a presence: never covered", player_id=player_id)
             return
         await self._seats.seat(player_id, table_id, at)
         if await self._presence.is_online(player_id):
+            await self._set_presence(table_id, at.seat, True, "seated")
             return
-        await self._set_presence(table_id, at.seat, False, "seated")
         pending = await self._scheduler.pending(COVER, player_id)
         since = _since(pending) if pending is not None else self._clock.now()
         await self._arm(player_id, since)
@@ -140,6 +150,7 @@ class Covering:
         due = {t: at for t, at in tables.items() if self._delay(at) <= offline_for}
         covered = 0
         for table_id, at in due.items():
+            await self._set_presence(table_id, at.seat, False, f"cover-{tag}")
             covered += await self._cover(player_id, table_id, at.seat, tag)
         later = {t: at for t, at in tables.items() if t not in due}
         if later:

@@ -2,7 +2,8 @@
 
 The request id is `match:<match id>`, and the table service derives the table id from
 the caller (matchmaking's service identity, the same for every replica) and that
-request id: whichever replica sends it, however often, one table is opened.
+request id: whichever replica sends it, however often, one table is opened. Tables of
+queue matches are opened with hints off (`TableOptions.hints_off`); private ones not.
 """
 
 from __future__ import annotations
@@ -32,6 +33,9 @@ def create_table_request(match: Match) -> table_pb.CreateTableRequest:
             level = LEVELS[seat.level or "normal"]
             request.seats.append(table_pb.SeatAssignment(computer=True, level=level))
     _options(request, match.game, match.options)
+    # A match of queue tickets is rated play: no hints there (the bots service reads it
+    # from the table). A private table (a party's own, no ticket) allows them.
+    request.table.hints_off = bool(match.tickets)
     return request
 
 

@@ -183,6 +183,7 @@ class TableApp:
         levels: Sequence[str] = (),
         cover_after_seconds: int = 0,
         computer_level: str = model.DEFAULT_COMPUTER_LEVEL,
+        hints_off: bool = False,
     ) -> Outcome:
         """Open a table and draw its first chance (dealer/opening team, first deal).
 
@@ -205,6 +206,7 @@ class TableApp:
             tuple(levels) if any(levels) else (),
             cover_after_seconds,
             computer_level,
+            hints_off,
         )
         table = model.start(created)
         opened = decision.draw_chance(table, [created], self._new_seed)
@@ -234,7 +236,9 @@ class TableApp:
         """Apply a player's (or a service's) command: load, decide, append.
 
         `expected_version` is the version as `viewer` (the acting seat) sees it: events
-        it may not see (the other team's signals) never make its move stale. `check`
+        it may not see (the other team's signals) never make its move stale, nor do seat
+        events (presence, control) since the last game event it saw (`Table.is_fresh`).
+        `check`
         refuses a caller who may not act for the seat now. `acting_person` is the seat
         of a person acting for himself: a covered seat is his again in the same append
         (kozyr.tables.decision).
@@ -244,7 +248,7 @@ class TableApp:
         def plan(table: Table) -> Decision:
             if check is not None:
                 check(table)
-            if pin is not None and table.version_for(pin[1]) != pin[0]:
+            if pin is not None and not table.is_fresh(pin[1], pin[0]):
                 raise stale_version(pin[0], table.version_for(pin[1]))
             planned = self._decide(table, command, acting_person)
             self._check_taps(table, planned.events)
@@ -369,14 +373,15 @@ class TableApp:
     async def set_seat_presence(
         self, table_id: str, seat: int, online: bool, *, request_id: str, actor: Actor
     ) -> Outcome:
-        """Record that a seat's player went offline or came back (the clock's call)."""
+        """Record that a seat's player went offline or came back (the clock's call); the
+        first call ends the seat's unknown presence, whichever way it goes."""
 
         def plan(table: Table) -> Decision:
             if not 0 <= seat < len(table.seats):
                 raise invalid_seat(seat)
             if table.seats[seat] == COMPUTER:
                 raise computer_seat(seat)
-            if table.is_online(seat) is online:
+            if table.presence(seat) is online:
                 raise _Unchanged(table)
             event = SeatPresenceChanged(seat, online)
             return Decision((event,), model.apply(table, event, table.turn_deadline))

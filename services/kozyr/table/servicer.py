@@ -43,6 +43,11 @@ CONTROLS = {
     seats_pb2.SEAT_CONTROL_ABSENT: SeatControl.ABSENT,
 }
 CONTROL_CODES = {v: k for k, v in CONTROLS.items()}
+PRESENCE_CODES = {
+    None: seats_pb2.PRESENCE_UNKNOWN,
+    True: seats_pb2.PRESENCE_ONLINE,
+    False: seats_pb2.PRESENCE_OFFLINE,
+}
 LEVELS = {
     seats_pb2.COMPUTER_LEVEL_EASY: "easy",
     seats_pb2.COMPUTER_LEVEL_NORMAL: "normal",
@@ -86,12 +91,14 @@ def table_view(table: Table, seat: int | None) -> views_pb2.TableView:
         "game": plugin.code,
         "version": table.version_for(seat),
         "finished": over,
+        "hints_allowed": not table.hints_off,
         "seats": [
             {
                 "seat": i,
                 "player_id": p,
                 "control": CONTROL_CODES[table.control[i]],
                 "online": table.is_online(i),
+                "presence": PRESENCE_CODES[table.presence(i)],
                 "level": LEVEL_CODES.get(
                     table.level_of(i) or "", seats_pb2.COMPUTER_LEVEL_UNSPECIFIED
                 ),
@@ -172,6 +179,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
             levels=[_level(s.level, "") for s in request.seats],
             cover_after_seconds=_cover_after(request.table.cover_after_seconds),
             computer_level=_level(request.table.computer_level, DEFAULT_COMPUTER_LEVEL),
+            hints_off=request.table.hints_off,
         )
         return pb.CreateTableResponse(
             table_id=outcome.table.table_id, version=outcome.table.version

@@ -16,6 +16,7 @@ import grpc
 import pytest
 
 from kozyr.api.common.v1 import games_pb2
+from kozyr.api.table.v1 import table_service_pb2 as table_pb
 from kozyr.api.table.v1 import views_pb2
 from kozyr.client import BotsClient, TableClient
 from kozyr.runtime.auth import Role
@@ -230,3 +231,41 @@ def _grown(before: str, after: str, sample: str) -> float:
 def _value(text: str, sample: str) -> float:
     lines = [line for line in text.splitlines() if line.startswith(sample + " ")]
     return float(lines[0].rsplit(" ", 1)[1]) if lines else 0.0
+
+
+async def test_hints_are_off_at_a_table_opened_without_them_and_on_elsewhere(
+    stack: tuple[RunningTableService, str],
+) -> None:
+    """Issue 26: the table decides, not the caller. A rated table (opened with
+    TableOptions.hints_off, as matchmaking opens its queue tables) shows
+    hints_allowed false and refuses the player whose turn it is, in every language; an
+    unrated table gives him a hint, whose view_version survives a presence flip."""
+    table, bots = stack
+    async with TableClient(table.target, token("matchmaker", Role.SERVICE)) as service:
+        rated = await service.create_table(
+            games_pb2.GAME_THREE_FIVE_EIGHT, PLAYERS, table=table_pb.TableOptions(hints_off=True)
+        )
+        unrated = await service.create_table(games_pb2.GAME_THREE_FIVE_EIGHT, PLAYERS_ELSEWHERE)
+        assert not (await service.get_table(rated.table_id)).hints_allowed
+        assert (await service.get_table(unrated.table_id)).hints_allowed
+
+        acting = PLAYERS[(await _turn_seats(table.target, rated.table_id))[0]]
+        refused = await _refusal(bots, acting, rated.table_id)
+        assert (refused.code, refused.reason) == (
+            grpc.StatusCode.FAILED_PRECONDITION,
+            "HINTS_NOT_ALLOWED",
+        )
+        assert set(refused.messages) == {"en", "ro", "it"}
+        assert all(rated.table_id in text for text in refused.messages.values())
+
+        seat = (await _turn_seats(table.target, unrated.table_id))[0]
+        player = PLAYERS_ELSEWHERE[seat]
+        async with BotsClient(bots, token(player), retry=False) as client:
+            hint = await client.suggest(unrated.table_id)
+        flipped = await service.set_seat_presence(unrated.table_id, (seat + 1) % 3, False)
+        assert flipped.changed
+        async with TableClient(table.target, token(player)) as mover:
+            done = await mover.submit(
+                unrated.table_id, hint.action, expected_version=hint.view_version
+            )
+        assert done.view.version > hint.view_version + 1, "the hint's move was applied"

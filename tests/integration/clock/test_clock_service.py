@@ -10,6 +10,7 @@ other once its package is imported.
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Sequence
 
 import grpc
@@ -125,3 +126,50 @@ async def test_a_finished_table_leaves_him_covered_at_his_other_tables(
                 await watch.aclose()
     assert not view.seats[0].online
     assert (view.seats[1].control, view.seats[1].online) == (seats_pb2.SEAT_CONTROL_PERSON, True)
+
+
+SEAT_EVENTS = ("SeatPresenceChanged", "SeatControlChanged")
+
+
+async def test_a_player_without_a_heartbeat_is_unknown_until_his_cover_deadline(
+    clock_table: RunningTableService, clock_nats_url: str, subject_root: str
+) -> None:
+    """Issue 26: Gus's app heartbeats, Fay's has sent none yet. The table opens: Gus is
+    recorded online at once; Fay's seat shows PRESENCE_UNKNOWN — never offline — until
+    her cover deadline, when the clock records her offline and covers her seat."""
+    players, cover_after = ["fay", "gus"], 2
+    clock_settings = {"clock_offline_after_seconds": 1, "clock_cover_after_seconds": 3600}
+    async with (
+        running_clock(clock_table, clock_nats_url, subject_root, **clock_settings) as clock,
+        beating(clock.target, "gus"),
+    ):
+        await until_presence(clock.target, {"fay": False, "gus": True})
+        table_id = await _open(clock_table, players, cover_after)
+        async with TableClient(clock_table.target, token("admin", Role.ADMIN)) as admin:
+            first = await admin.get_table(table_id)
+            assert first.seats[0].presence == seats_pb2.PRESENCE_UNKNOWN
+            assert not first.seats[0].online
+            watch = admin.watch(table_id)
+            try:
+                async with asyncio.timeout(WAIT_SECONDS):
+                    async for view in watch:
+                        if view.seats[1].presence == seats_pb2.PRESENCE_ONLINE:
+                            break
+                    assert view.seats[0].presence == seats_pb2.PRESENCE_UNKNOWN
+                    async for view in watch:
+                        if view.seats[0].control == seats_pb2.SEAT_CONTROL_COMPUTER:
+                            break
+            finally:
+                await watch.aclose()
+            assert view.seats[0].presence == seats_pb2.PRESENCE_OFFLINE
+            history = await admin.history(table_id)
+    opened = history[0].recorded_at.ToDatetime()
+    story = [(e.type, json.loads(e.data_json), e.recorded_at.ToDatetime()) for e in history]
+    seat_events = [(kind, data) for kind, data, _ in story if kind in SEAT_EVENTS]
+    assert seat_events == [
+        ("SeatPresenceChanged", {"seat": 1, "online": True}),
+        ("SeatPresenceChanged", {"seat": 0, "online": False}),
+        ("SeatControlChanged", {"seat": 0, "control": "computer"}),
+    ]
+    offline_at = next(at for kind, data, at in story if data == {"seat": 0, "online": False})
+    assert (offline_at - opened).total_seconds() >= cover_after - 0.3, "not before her deadline"

@@ -410,7 +410,7 @@ class Oracle:
             and target is not None
             and _may_name_a_request(request.request_id)
             and 0 <= request.seat < len(target.seats)
-            and not request.online  # every prepared seat is online
+            # any presence is news: a prepared table has recorded none (unknown)
         )
 
     def might_change(self, method: str, request: Any, caller: Caller) -> bool:

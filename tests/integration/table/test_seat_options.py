@@ -23,6 +23,11 @@ EASY, NORMAL, HARD = (
     seats_pb2.COMPUTER_LEVEL_HARD,
 )
 NO_LEVEL = seats_pb2.COMPUTER_LEVEL_UNSPECIFIED
+UNKNOWN, ONLINE, OFFLINE = (
+    seats_pb2.PRESENCE_UNKNOWN,
+    seats_pb2.PRESENCE_ONLINE,
+    seats_pb2.PRESENCE_OFFLINE,
+)
 
 
 async def _refused(call: object) -> str:
@@ -48,7 +53,7 @@ async def test_computer_levels_per_seat_and_for_covering(
         )
         view = await service.get_table(created.table_id, seat=1)
         assert [s.level for s in view.seats] == [NO_LEVEL, HARD, EASY]
-        assert all(s.online for s in view.seats)
+        assert [s.presence for s in view.seats] == [UNKNOWN, ONLINE, ONLINE], "no heartbeat yet"
         await service.set_seat_control(created.table_id, 0, seats_pb2.SEAT_CONTROL_COMPUTER)
         covered = await service.get_table(created.table_id, seat=0)
         assert [s.level for s in covered.seats] == [EASY, HARD, EASY], "covering: the table's"
@@ -110,7 +115,8 @@ async def test_presence_shows_in_every_view_and_changes_nothing_else(
         assert again.version == gone.version
 
         after = await bogdan.get_table(table_id)
-        assert [s.online for s in after.seats] == [False, True, True]
+        assert [s.online for s in after.seats] == [False, False, False]
+        assert [s.presence for s in after.seats] == [OFFLINE, UNKNOWN, UNKNOWN]
         assert after.turn == before.turn, "presence changes no turn and no deadline"
         assert after.three_five_eight == before.three_five_eight
         assert after.legal_actions == before.legal_actions
@@ -119,7 +125,8 @@ async def test_presence_shows_in_every_view_and_changes_nothing_else(
 
         back = await clock.set_seat_presence(table_id, 0, True, request_id="p3")
         assert back.changed
-        assert all(s.online for s in (await bogdan.get_table(table_id)).seats)
+        shown = (await bogdan.get_table(table_id)).seats
+        assert [(s.presence, s.online) for s in shown] == [(ONLINE, True)] + [(UNKNOWN, False)] * 2
 
 
 async def test_presence_is_refused_for_computers_players_and_missing_seats(

@@ -424,3 +424,41 @@ async def test_create_table_is_idempotent_and_refuses_a_reused_request_id(
         assert error_details(error).reason == "REQUEST_ID_REUSED"
         view = await service.get_table(first.table_id)
     assert [s.player_id for s in view.seats] == PLAYERS
+
+
+async def test_a_presence_flip_between_read_and_move_leaves_the_pin_valid(
+    table_service: RunningTableService,
+) -> None:
+    """Issue 26: the clock records a seat going offline and back between the mover's
+    read and his pinned move: the move is applied. A move in between makes the next
+    pin from that read STALE_VERSION, with the seat's version now."""
+    table_id = await _new_358(table_service.target)
+    async with TableClient(table_service.target, token("clock", Role.SERVICE)) as clock:
+        admin = await clock.get_table(table_id)
+        mover = admin.turn.seats[0]
+        clients = {p: TableClient(table_service.target, token(p)) for p in PLAYERS}
+        try:
+            read = await clients[PLAYERS[mover]].get_table(table_id)
+            other = (mover + 1) % 3
+            for online in (False, True):
+                flipped = await clock.set_seat_presence(table_id, other, online)
+                assert flipped.changed
+            moved = await clients[PLAYERS[mover]].submit(
+                table_id, read.legal_actions[0], expected_version=read.version
+            )
+            assert moved.view.version > read.version + 2
+            nxt = moved.view.turn.seats[0]
+            late = await clients[PLAYERS[nxt]].get_table(table_id)
+            await clock.set_seat_presence(table_id, other, False)
+            error = await _expect(
+                grpc.StatusCode.ABORTED,
+                clients[PLAYERS[nxt]].submit(
+                    table_id, late.legal_actions[0], expected_version=read.version
+                ),
+            )
+            details = error_details(error)
+            assert details.reason == "STALE_VERSION"
+            assert details.metadata["currentVersion"] == str(late.version + 1)
+        finally:
+            for client in clients.values():
+                await client.close()

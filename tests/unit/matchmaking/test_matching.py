@@ -326,6 +326,7 @@ def test_a_private_table_seats_the_party_and_computers() -> None:
     assert request.request_id == "match:m"
     assert request.game == games_pb2.GAME_KHOZOR_TEAMS
     assert [s.level for s in request.seats[2:]] == [seats_pb2.COMPUTER_LEVEL_EASY] * 6
+    assert not request.table.hints_off, "a private table allows hints (issue 26)"
     with pytest.raises(FailedPrecondition) as placing:
         open_ticket(lobby, ("bogdan",))
     assert placing.value.reason == "ALREADY_PLACING"
@@ -443,3 +444,15 @@ def test_the_fold_survives_events_the_decisions_never_make() -> None:
     fold(odd, lobby)
     assert lobby.version == len(odd)
     assert encode(lobby) == encode(Lobby(version=len(odd), ended=OrderedDict(t=None)))
+
+
+def test_a_queue_match_s_table_is_opened_with_hints_off() -> None:
+    """Issue 26: queue play is rated, so its table says no hints (the bots service reads
+    it from the table's view); a private table's request allows them (test above)."""
+    lobby = Lobby()
+    for player in ("ana", "bogdan", "carla"):
+        open_ticket(lobby, (player,))
+    fold(find_matches(lobby, at(1), RULES), lobby)
+    (match,) = lobby.matches.values()
+    assert match.tickets
+    assert create_table_request(match).table.hints_off

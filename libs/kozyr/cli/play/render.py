@@ -64,7 +64,8 @@ def seat_name(view: views_pb2.TableView, seat: int, lang: Lang) -> str:
 
 def seat_state(info: views_pb2.SeatInfo, lang: Lang) -> Text:
     """Who plays the seat now and whether its player is online: "person · online",
-    "computer normal · online", "absent · offline"."""
+    "computer normal · online", "absent · offline", "person · not seen yet" (no
+    presence recorded yet: the clock has seen no heartbeat and no cover deadline)."""
     control = {
         seats_pb2.SEAT_CONTROL_PERSON: label("person", lang),
         seats_pb2.SEAT_CONTROL_COMPUTER: label("computer", lang),
@@ -72,6 +73,8 @@ def seat_state(info: views_pb2.SeatInfo, lang: Lang) -> Text:
     }.get(info.control, "?")
     if info.control == seats_pb2.SEAT_CONTROL_COMPUTER and info.level in LEVELS:
         control += " " + label(f"level_{LEVELS[info.level]}", lang)
+    if info.presence == seats_pb2.PRESENCE_UNKNOWN:
+        return Text.assemble(control, " · ", (label("presence_unknown", lang), "yellow"))
     presence = label("online" if info.online else "offline", lang)
     return Text.assemble(control, " · ", (presence, "green" if info.online else "red"))
 

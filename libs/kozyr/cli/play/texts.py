@@ -49,6 +49,11 @@ LABELS: Final[Mapping[str, Texts]] = {
     "absent": {Lang.EN: "absent", Lang.RO: "absent", Lang.IT: "assente"},
     "online": {Lang.EN: "online", Lang.RO: "conectat", Lang.IT: "in linea"},
     "offline": {Lang.EN: "offline", Lang.RO: "deconectat", Lang.IT: "non in linea"},
+    "presence_unknown": {
+        Lang.EN: "not seen yet",
+        Lang.RO: "încă nevăzut",
+        Lang.IT: "non ancora visto",
+    },
     "seat": {Lang.EN: "Seat", Lang.RO: "Locul", Lang.IT: "Posto"},
     "your_turn": {Lang.EN: "YOUR TURN", Lang.RO: "RÂNDUL TĂU", Lang.IT: "TOCCA A TE"},
     "waiting_for": {Lang.EN: "Waiting for", Lang.RO: "Se așteaptă", Lang.IT: "In attesa di"},
