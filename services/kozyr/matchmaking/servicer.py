@@ -351,11 +351,11 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
     ) -> pb.ListLeaderboardResponse:
         game = _game(request.game)
         if not 0 <= request.page_size <= 200:
-            raise texts.invalid_page("page_size", 200)
+            raise texts.invalid_page_size(200, request.page_size)
         size = request.page_size or 50
         token = request.page_token
         if token and not token.isdigit():
-            raise texts.invalid_page("page_token", 200)
+            raise texts.invalid_page_token()
         offset = int(token or 0)
         page = self._ratings.leaderboard.page(game, offset, size + 1)
         entries = [
@@ -375,7 +375,7 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
     ) -> pb.ListMyTablesResponse:
         player = self._whose(request.player_id, anyone=False)
         if not 0 <= request.page_size <= 100:
-            raise texts.invalid_page("page_size", 100)
+            raise texts.invalid_page_size(100, request.page_size)
         size = request.page_size or 20
         await self._book.catch_up()
         found: list[pb.PlayerTable] = []
@@ -415,6 +415,8 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
             return principal.subject
         player_id = _player_id(player_id)
         if not anyone and player_id != principal.subject:
+            if principal.role is Role.PLAYER:  # he may call this, for himself only
+                raise texts.not_your_player(player_id)
             principal.require(Role.SERVICE, Role.ADMIN)
         return player_id
 

@@ -16,6 +16,7 @@ from kozyr.client import MatchmakingClient, TableClient
 from kozyr.matchmaking import decisions
 from kozyr.matchmaking.lobby import THREE_FIVE_EIGHT
 from kozyr.matchmaking.ratings import SeatOutcome
+from kozyr.runtime.auth import Role
 from kozyr.runtime.errors import error_details, error_reason
 from tests.integration.matchmaking.conftest import RunningMatchmaking, running_matchmaking
 from tests.integration.table.conftest import RunningTableService
@@ -125,3 +126,33 @@ async def test_a_slow_private_table_is_unavailable_and_still_opens_for_the_retry
         assert view.seat == 0
         logged = Counter(e.type for e in await mm.lobby_events())
         assert (logged["MatchDecided"], logged["MatchSeated"]) == (1, 1)  # one table
+
+
+async def test_a_player_reading_anothers_tables_or_a_bad_page_is_told_what_is_wrong(
+    matchmaking: RunningMatchmaking,
+) -> None:
+    """ListMyTables is a player's call, for himself: naming another player is
+    NOT_YOUR_PLAYER (not "your role may not do this"), and a service still may. The
+    leaderboard's page refusals each speak of their own field, in every language."""
+    ana = matchmaking.client("ana")
+    with pytest.raises(grpc.aio.AioRpcError) as other:
+        await ana.my_tables("bogdan")
+    details = error_details(other.value)
+    assert (details.code, details.reason) == (grpc.StatusCode.PERMISSION_DENIED, "NOT_YOUR_PLAYER")
+    assert "bogdan" in details.message
+    service = MatchmakingClient(matchmaking.target, token("matchmaker", Role.SERVICE))
+    matchmaking.clients.append(service)
+    assert await service.my_tables("bogdan") == []
+
+    with pytest.raises(grpc.aio.AioRpcError) as token_refused:
+        await ana.leaderboard(THREE, page_token="abc")
+    with pytest.raises(grpc.aio.AioRpcError) as size_refused:
+        await ana.leaderboard(THREE, page_size=500)
+    bad_token, bad_size = error_details(token_refused.value), error_details(size_refused.value)
+    assert bad_token.reason == "INVALID_PAGE_TOKEN"
+    assert bad_size.reason == "INVALID_PAGE_SIZE"
+    for language in ("en", "ro", "it"):
+        assert "next_page_token" in bad_token.messages[language]
+        assert "page_size" not in bad_token.messages[language]
+        assert "500" in bad_size.messages[language]
+        assert "token" not in bad_size.messages[language]

@@ -311,6 +311,21 @@ def test_parties_form_join_by_code_and_queue_whole() -> None:
     assert lobby.party_of == {}
 
 
+def test_joining_ones_own_party_again_is_refused_by_name() -> None:
+    """A member (or the leader) who enters his own party's code again is told he is in
+    it already, with a reason of its own, and nothing is appended."""
+    lobby = Lobby()
+    fold(decisions.create_party(lobby, "ana", "p"), lobby)
+    code = lobby.parties["p"].code
+    fold(decisions.join_party(lobby, "bogdan", code)[1], lobby)
+    for player in ("ana", "bogdan"):
+        with pytest.raises(FailedPrecondition) as again:
+            decisions.join_party(lobby, player, code)
+        assert again.value.reason == "ALREADY_IN_THIS_PARTY"
+        assert again.value.metadata == {"partyId": "p"}
+    assert lobby.parties["p"].members == ["ana", "bogdan"]
+
+
 def test_a_private_table_seats_the_party_and_computers() -> None:
     lobby = Lobby()
     fold(decisions.create_party(lobby, "ana", "p"), lobby)
