@@ -33,37 +33,44 @@ MODULES: tuple[ModuleType, ...] = (
     client_texts,
 )
 
-_TABLE = {"en": ("table",), "ro": ("mas|mes",), "it": ("tavol",)}
-_SEAT = {"en": ("seat",), "ro": ("loc",), "it": ("post",)}
-_TICKET = {"en": ("ticket",), "ro": ("tichet",), "it": ("bigliett",)}
-_PARTY = {"en": ("party",), "ro": ("grup",), "it": ("grupp",)}
-_QUEUE = {"en": ("queue",), "ro": ("coad",), "it": ("coda",)}
+
+Words = dict[str, tuple[str, ...]]
 
 
-def _same(*words: str) -> dict[str, tuple[str, ...]]:
+def _w(en: str, ro: str, it: str) -> Words:
+    """One word (or "a|b" alternatives) per language."""
+    return {"en": (en,), "ro": (ro,), "it": (it,)}
+
+
+_TABLE = _w("table", "mas|mes", "tavol")
+_SEAT = _w("seat", "loc", "post")
+_TICKET = _w("ticket", "tichet", "bigliett")
+_PARTY = _w("party", "grup", "grupp")
+_QUEUE = _w("queue", "coad", "coda")
+
+
+def _same(*words: str) -> Words:
     """Words every language uses as they are (field names, variables)."""
     return dict.fromkeys(LANGUAGES, words)
 
 
-def _both(*parts: dict[str, tuple[str, ...]]) -> dict[str, tuple[str, ...]]:
+def _both(*parts: Words) -> Words:
     return {lang: tuple(w for part in parts for w in part[lang]) for lang in LANGUAGES}
 
 
-KEYWORDS: dict[str, dict[str, tuple[str, ...]]] = {
+KEYWORDS: dict[str, Words] = {
     # reason: words each language's text must hold (lowercase; "a|b": either)
     "INVALID_REQUEST_ID": _same("request_id"),
     "INVALID_GAME": _same("game_three_five_eight", "game_khozor_teams"),
-    "OPTIONS_GAME_MISMATCH": {"en": ("option",), "ro": ("opțiun",), "it": ("opzion",)},
+    "OPTIONS_GAME_MISMATCH": _w("option", "opțiun", "opzion"),
     "INVALID_TURN_SECONDS": _same("turn_seconds"),
-    "INVALID_COVER_AFTER_SECONDS": _same("cover_after_seconds"),
+    "INVALID_COVER_AFTER": _same("cover_after_seconds"),
     "INVALID_TICKET_ID": _same("ticket_id"),
     "INVALID_PARTY_ID": _same("party_id"),
     "INVALID_CODE": _same("code"),
-    "INVALID_PLAYER_ID": {
-        "en": ("player_id|player id",),
-        "ro": ("player_id|id-ul de jucător",),
-        "it": ("player_id|id giocatore",),
-    },
+    "INVALID_PLAYER_ID": _w(
+        "player_id|player id", "player_id|id-ul de jucător", "player_id|id giocatore"
+    ),
     "INVALID_PAGE_SIZE": _same("page_size"),
     "INVALID_PAGE_TOKEN": _same("page_token", "next_page_token"),
     "PLAYER_ID_REQUIRED": _same("player_id"),
@@ -80,7 +87,7 @@ KEYWORDS: dict[str, dict[str, tuple[str, ...]]] = {
     "NOT_YOUR_PLAYER": _both(_same("player_id"), _TABLE),
     "PARTY_NOT_FOUND": _PARTY,
     "NOT_IN_PARTY": _PARTY,
-    "NOT_PARTY_LEADER": _both(_PARTY, {"en": ("leader",), "ro": ("lider",), "it": ("capo",)}),
+    "NOT_PARTY_LEADER": _both(_PARTY, _w("leader", "lider", "capo")),
     "PARTY_FULL": _PARTY,
     "PARTY_TOO_BIG": _PARTY,
     "PARTY_IN_QUEUE": _both(_PARTY, _QUEUE),
@@ -88,34 +95,26 @@ KEYWORDS: dict[str, dict[str, tuple[str, ...]]] = {
     "LOBBY_BUSY": _QUEUE,
     "TABLE_OPENING": _both(_same("request_id"), _TABLE),
     "TABLE_NOT_FOUND": _TABLE,
-    "STALE_VERSION": {"en": ("version",), "ro": ("versiun",), "it": ("version",)},
+    "STALE_VERSION": _w("version", "versiun", "version"),
     "TOO_MUCH_CONTENTION": _TABLE,
-    "TOO_MANY_SIGNALS": {"en": ("signals",), "ro": ("semnale",), "it": ("segnali",)},
+    "TOO_MANY_SIGNALS": _w("signals", "semnale", "segnali"),
     "REQUEST_ID_REUSED": _same("request_id"),
     "INVALID_SEAT": _SEAT,
-    "COMPUTER_SEAT": _both(
-        _SEAT, {"en": ("computer",), "ro": ("calculator",), "it": ("computer",)}
-    ),
+    "COMPUTER_SEAT": _both(_SEAT, _w("computer", "calculator", "computer")),
     "NOT_SEATED": _SEAT,
     "NOT_YOUR_SEAT": _SEAT,
-    "SEAT_NOT_COMPUTER": _both(_SEAT, {"en": ("person",), "ro": ("persoan",), "it": ("persona",)}),
+    "SEAT_NOT_COMPUTER": _both(_SEAT, _w("person", "persoan", "persona")),
     "SEAT_REQUIRED": _SEAT,
     "TABLE_FINISHED": _TABLE,
-    "NOT_YOUR_TURN": {"en": ("turn",), "ro": ("rândul",), "it": ("turno",)},
-    "TOO_MANY_HINTS": {"en": ("hints",), "ro": ("sugestii",), "it": ("suggeriment",)},
+    "NOT_YOUR_TURN": _w("turn", "rândul", "turno"),
+    "TOO_MANY_HINTS": _w("hints", "sugestii", "suggeriment"),
     "INVALID_TABLE_ID": _same("table_id"),
-    "INVALID_PLAYER_IDS": {
-        "en": ("player ids",),
-        "ro": ("id-uri de jucători",),
-        "it": ("id di giocatori",),
-    },
-    "VOICE_NOT_CONFIGURED": _both(
-        _same("kozyr_livekit_url"), {"en": ("voice",), "ro": ("voc",), "it": ("voce",)}
-    ),
+    "INVALID_PLAYER_IDS": _w("player ids", "id-uri de jucători", "id di giocatori"),
+    "VOICE_NOT_CONFIGURED": _both(_same("kozyr_livekit_url"), _w("voice", "voc", "voce")),
     "TABLE_SERVICE_UNAVAILABLE": _TABLE,
 }
 
-AVOID: dict[str, tuple[str, ...]] = {
+AVOID: Words = {
     # reason: words no language's text may hold (another field's subject)
     "INVALID_PAGE_SIZE": ("token", "jeton"),
     "INVALID_PAGE_TOKEN": ("page_size",),

@@ -36,6 +36,13 @@ def create_table_request(match: Match) -> table_pb.CreateTableRequest:
 
 
 def _options(request: table_pb.CreateTableRequest, game: str, options: QueueOptions) -> None:
+    if options.cover_after_seconds or options.computer_level:
+        request.table.CopyFrom(
+            table_pb.TableOptions(
+                cover_after_seconds=options.cover_after_seconds,
+                computer_level=LEVELS.get(options.computer_level, 0),  # type: ignore[arg-type]
+            )
+        )
     if game == THREE_FIVE_EIGHT:
         request.three_five_eight.CopyFrom(
             table_pb.ThreeFiveEightOptions(

@@ -61,6 +61,20 @@ def invalid_turn_seconds(value: int) -> InvalidArgument:
     )
 
 
+def invalid_cover_after(value: int, low: int, high: int) -> InvalidArgument:
+    return InvalidArgument(
+        "INVALID_COVER_AFTER",
+        {
+            "en": f"cover_after_seconds must be 0 (the default) or {low} to {high} (got {value}).",
+            "ro": f"cover_after_seconds trebuie să fie 0 (implicit) sau între {low} și {high} "
+            f"(primit {value}).",
+            "it": f"cover_after_seconds deve essere 0 (predefinito) o tra {low} e {high} "
+            f"(ricevuto {value}).",
+        },
+        metadata={"coverAfterSeconds": str(value), "min": str(low), "max": str(high)},
+    )
+
+
 def invalid_id(field: str) -> InvalidArgument:
     return InvalidArgument(
         f"INVALID_{field.upper()}",
@@ -125,11 +139,30 @@ def invalid_computer_level(value: int) -> InvalidArgument:
     return InvalidArgument(
         "INVALID_COMPUTER_LEVEL",
         {
-            "en": f"computer_level must be 0 (suited to the party), 1, 2 or 3 (got {value}).",
-            "ro": f"computer_level trebuie să fie 0 (potrivit grupului), 1, 2 sau 3 "
-            f"(primit {value}).",
-            "it": f"computer_level deve essere 0 (adatto al gruppo), 1, 2 o 3 (ricevuto {value}).",
+            "en": f"computer_level must be unspecified (suited to the players), EASY (1), "
+            f"NORMAL (2) or HARD (3) (got {value}).",
+            "ro": f"computer_level trebuie să fie nespecificat (potrivit jucătorilor), EASY (1), "
+            f"NORMAL (2) sau HARD (3) (primit {value}).",
+            "it": f"computer_level deve essere non specificato (adatto ai giocatori), EASY (1), "
+            f"NORMAL (2) o HARD (3) (ricevuto {value}).",
         },
+        metadata={"computerLevel": str(value)},
+    )
+
+
+def computer_level_conflict(legacy: int, chosen: int) -> InvalidArgument:
+    """The deprecated int computer_level and table.computer_level name two levels."""
+    return InvalidArgument(
+        "INVALID_COMPUTER_LEVEL",
+        {
+            "en": f"computer_level ({legacy}, deprecated) and table.computer_level ({chosen}) "
+            "differ: give table.computer_level only.",
+            "ro": f"computer_level ({legacy}, învechit) și table.computer_level ({chosen}) "
+            "diferă: dați doar table.computer_level.",
+            "it": f"computer_level ({legacy}, deprecato) e table.computer_level ({chosen}) "
+            "sono diversi: indica solo table.computer_level.",
+        },
+        metadata={"computerLevel": str(legacy), "tableComputerLevel": str(chosen)},
     )
 
 
