@@ -255,7 +255,7 @@ def test_the_vendored_health_proto_is_the_service_our_servers_serve(tmp_path: Pa
     grpcio-health-checking, whose servicer every kozyr server runs: a client generated
     from it calls what is served (field numbers, types, streaming, package)."""
     from google.protobuf import descriptor_pb2
-    from grpc_health.v1 import health_pb2  # type: ignore[import-untyped]
+    from grpc_health.v1 import health_pb2
 
     out = tmp_path / "health.pb"
     result = subprocess.run(
