@@ -75,6 +75,9 @@ class Reason:
     reason: str
     status: str
     services: set[str] = field(default_factory=set)
+    english_only: bool = False
+    """Raised somewhere with one English text (a developer error about the request's
+    shape) rather than a text per language."""
 
 
 @dataclass
@@ -243,6 +246,17 @@ def _reasons_of(site: _Site, calls: _CallIndex, constants: dict[str, str]) -> li
     return None
 
 
+def _english_only(call: ast.Call) -> bool:
+    """A message given as one string (a literal, an f-string, `str(err)`), not a mapping
+    of languages nor a helper's texts."""
+    if len(call.args) < 2:
+        return False
+    message = call.args[1]
+    if isinstance(message, ast.Constant | ast.JoinedStr):
+        return True
+    return isinstance(message, ast.Call) and _name(message.func) == "str"
+
+
 def _path_key(site: _Site) -> tuple[str, str]:
     return (Path(site.path).relative_to(REPO_ROOT).as_posix(), ast.unparse(site.call.args[0]))
 
@@ -276,6 +290,7 @@ def collect() -> tuple[dict[str, Reason], list[str]]:
             if entry.status != site.status:
                 unread.append(f"{site.path}: {reason} is {site.status} here, {entry.status} else")
             entry.services |= services
+            entry.english_only |= _english_only(site.call)
     unread += [f"{path}: {code} is in DYNAMIC, not in the code" for path, code in
                sorted(DYNAMIC.keys() - dynamic_seen)]  # fmt: skip
     return found, unread
@@ -283,11 +298,14 @@ def collect() -> tuple[dict[str, Reason], list[str]]:
 
 def main() -> int:
     found, unread = collect()
-    print("| reason | status | services |")
-    print("|---|---|---|")
+    print("| reason | status | services | English only |")
+    print("|---|---|---|---|")
     for reason in sorted(found):
         entry = found[reason]
-        print(f"| `{reason}` | `{entry.status}` | {', '.join(sorted(entry.services))} |")
+        english = "*en*" if entry.english_only else ""
+        print(
+            f"| `{reason}` | `{entry.status}` | {', '.join(sorted(entry.services))} | {english} |"
+        )
     for line in unread:
         print(f"unread: {line}", file=sys.stderr)
     return 1 if unread else 0

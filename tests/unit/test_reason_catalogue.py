@@ -1,5 +1,6 @@
 """docs/api.md §13 lists every reason the code raises, and no other, with the code's status
-and services (tools/reasons.py reads them from the code). A new refusal in a service
+and services, and marks *en* the ones raised somewhere with an English text only
+(tools/reasons.py reads all this from the code). A new refusal in a service
 fails here until its row is written; so does a row whose reason the code dropped.
 
 The rule reasons of the games are checked against §7's lists the same way, from the
@@ -29,14 +30,14 @@ def _section(title: str) -> str:
     return text[start : end if end != -1 else len(text)]
 
 
-def documented() -> dict[str, tuple[str, set[str]]]:
-    """§13's rows: reason → (status, services)."""
-    rows: dict[str, tuple[str, set[str]]] = {}
+def documented() -> dict[str, tuple[str, set[str], bool]]:
+    """§13's rows: reason → (status, services, marked English-only somewhere)."""
+    rows: dict[str, tuple[str, set[str], bool]] = {}
     for line in _section("13. Every reason code").splitlines():
         if match := _ROW.match(line):
-            reason, status, services, _when = match.groups()
+            reason, status, services, when = match.groups()
             assert reason not in rows, f"{reason} is listed twice"
-            rows[reason] = (status, {s.strip() for s in services.split(",")})
+            rows[reason] = (status, {s.strip() for s in services.split(",")}, "*en*" in when)
     return rows
 
 
@@ -46,31 +47,35 @@ def collected() -> tuple[dict[str, Reason], list[str]]:
 
 
 @pytest.fixture(scope="module")
-def in_code(collected: tuple[dict[str, Reason], list[str]]) -> dict[str, tuple[str, set[str]]]:
+def in_code(
+    collected: tuple[dict[str, Reason], list[str]],
+) -> dict[str, tuple[str, set[str], bool]]:
     found, unread = collected
     assert not unread, f"reasons the tool cannot read (list them in DYNAMIC): {unread}"
-    return {r.reason: (r.status, r.services) for r in found.values()}
+    return {r.reason: (r.status, r.services, r.english_only) for r in found.values()}
 
 
-def test_every_reason_raised_is_documented_once(in_code: dict[str, tuple[str, set[str]]]) -> None:
+def test_every_reason_raised_is_documented_once(
+    in_code: dict[str, tuple[str, set[str], bool]],
+) -> None:
     missing = sorted(in_code.keys() - documented().keys())
     assert not missing, f"raised in code, missing from docs/api.md §13: {missing}"
 
 
-def test_every_documented_reason_is_raised(in_code: dict[str, tuple[str, set[str]]]) -> None:
+def test_every_documented_reason_is_raised(in_code: dict[str, tuple[str, set[str], bool]]) -> None:
     stale = sorted(documented().keys() - in_code.keys())
     assert not stale, f"in docs/api.md §13, raised nowhere: {stale}"
 
 
-def test_each_row_has_the_codes_status_and_services(
-    in_code: dict[str, tuple[str, set[str]]],
+def test_each_row_has_the_codes_status_services_and_languages(
+    in_code: dict[str, tuple[str, set[str], bool]],
 ) -> None:
     wrong = {
         reason: (row, in_code[reason])
         for reason, row in documented().items()
         if reason in in_code and row != in_code[reason]
     }
-    assert not wrong, f"docs (status, services) vs code: {wrong}"
+    assert not wrong, f"docs (status, services, *en*) vs code: {wrong}"
 
 
 def test_the_tool_finds_reasons_passed_through_helpers(
