@@ -506,3 +506,20 @@ def test_the_fold_survives_events_the_decisions_never_make() -> None:
     fold(odd, lobby)
     assert lobby.version == len(odd)
     assert encode(lobby) == encode(Lobby(version=len(odd), ended=OrderedDict(t=None)))
+
+
+def test_the_int_computer_level_is_deprecated_for_the_enum_in_table_options() -> None:
+    """CreatePrivateTable's level has one type, the ComputerLevel enum (in `table`, as
+    EnterQueue's); the old int field is kept on the wire, marked deprecated for every
+    generated client."""
+    from kozyr.api.matchmaking.v1 import matchmaking_service_pb2 as mm_pb
+
+    fields = mm_pb.CreatePrivateTableRequest.DESCRIPTOR.fields_by_name
+    assert fields["computer_level"].number == 6
+    assert fields["computer_level"].GetOptions().deprecated
+    for request in (mm_pb.CreatePrivateTableRequest, mm_pb.EnterQueueRequest):
+        table = request.DESCRIPTOR.fields_by_name["table"].message_type
+        assert table is not None
+        level = table.fields_by_name["computer_level"].enum_type
+        assert level is not None
+        assert level.full_name == "kozyr.common.v1.ComputerLevel"
