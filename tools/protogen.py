@@ -57,9 +57,10 @@ class Layout:
     target_package: str = "kozyr.api"
 
 
-VENDORED = ("google",)
-"""Top folders of vendored protos (protos/google/rpc: the error details, for clients in
-other languages). Not generated here: Python has them from googleapis-common-protos."""
+VENDORED = ("google", "grpc")
+"""Top folders of vendored protos, for clients in other languages: protos/google/rpc (the
+error details) and protos/grpc/health/v1 (the health service). Not generated here:
+Python has them from googleapis-common-protos and grpcio-health-checking."""
 
 
 def find_protos(proto_root: Path, source_package: str) -> list[Path]:

@@ -290,6 +290,22 @@ def _shown(url: str) -> str:
     return make_url(url).render_as_string(hide_password=True)
 
 
+NATS_ANONYMOUS_ADMIN = (
+    "              !! a connection WITHOUT credentials is the NATS admin (every subject and"
+    " stream): for development on this machine only"
+)
+
+
+def nats_lines(url: str, source: str, embedded: bool, data_dir: Path) -> list[str]:
+    """The banner's NATS lines. The embedded NATS lets a connection without credentials
+    in as its admin (a developer's `nats` tool needs none): said where it is seen, so
+    nobody mistakes the dev stack's NATS for a locked-down one."""
+    if not embedded:
+        return [f"  NATS        {url}   ({source}; its own users)"]
+    users = f"one user per service, {data_dir / NATS_CONFIG_FILE}"
+    return [f"  NATS        {url}   ({source}; {users})", NATS_ANONYMOUS_ADMIN]
+
+
 def banner(
     infra: Infrastructure,
     databases: Databases,
@@ -304,12 +320,7 @@ def banner(
         "kozyr is running — Ctrl-C stops everything.",
         f"  PostgreSQL  {_shown(databases.table)}   ({infra.sources['postgres']}; the table's)",
         f"              {_shown(databases.matchmaking)}   (matchmaking's own)",
-        f"  NATS        {infra.nats_url}   ({infra.sources['nats']}; "
-        + (
-            f"one user per service, {data_dir / NATS_CONFIG_FILE})"
-            if infra.nats
-            else "its own users)"
-        ),
+        *nats_lines(infra.nats_url, infra.sources["nats"], bool(infra.nats), data_dir),
     ]
     lines += [f"  {s.name:<11} grpc://127.0.0.1:{s.port}" for s in services]
     if not services:

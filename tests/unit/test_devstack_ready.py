@@ -20,7 +20,14 @@ from pathlib import Path
 import pytest
 
 from kozyr import devstack, health
-from kozyr.devstack import DEV_JWT_KEY_FILE, ServiceProcess, Supervisor, finding_the_stack, names
+from kozyr.devstack import (
+    DEV_JWT_KEY_FILE,
+    ServiceProcess,
+    Supervisor,
+    finding_the_stack,
+    names,
+    nats_lines,
+)
 from kozyr.infra import Infrastructure, free_port
 from kozyr.runtime.auth import verify_token
 
@@ -161,3 +168,14 @@ def test_the_banner_hides_a_database_password(tmp_path: Path) -> None:
     assert "s3cret-pw" not in shown
     assert "postgresql+asyncpg://kozyr:***@127.0.0.1:5433/kozyr " in shown
     assert "postgresql+asyncpg://kozyr:***@127.0.0.1:5433/kozyr_matchmaking " in shown
+
+
+def test_the_banner_warns_that_nats_without_credentials_is_admin(tmp_path: Path) -> None:
+    """The embedded NATS admits a connection without credentials as its admin: the
+    banner says so beside its address; a NATS of one's own (its own users) gets no such
+    line."""
+    embedded = nats_lines("nats://127.0.0.1:4222", "embedded", True, tmp_path)
+    assert embedded[0].startswith("  NATS        nats://127.0.0.1:4222   (embedded; one user")
+    assert "WITHOUT credentials is the NATS admin" in embedded[1]
+    own = nats_lines("nats://nats:4222", "KOZYR_NATS_URL", False, tmp_path)
+    assert own == ["  NATS        nats://nats:4222   (KOZYR_NATS_URL; its own users)"]

@@ -35,13 +35,16 @@ class MatchmakingClient(ServiceClient):
         fill_with_computers: bool = False,
         three_five_eight: table_pb.ThreeFiveEightOptions | None = None,
         khozor_teams: table_pb.KhozorTeamsOptions | None = None,
+        table: table_pb.TableOptions | None = None,
     ) -> pb.EnterQueueResponse:
-        """A ticket for the caller (or his party, which he leads) in the game's queue."""
+        """A ticket for the caller (or his party, which he leads) in the game's queue;
+        `table`: the table's own options he chooses (cover_after_seconds, computer_level)."""
         request = pb.EnterQueueRequest(
             request_id=request_id or str(uuid.uuid4()),
             game=game,
             party_id=party_id,
             fill_with_computers=fill_with_computers,
+            table=table,
         )
         if three_five_eight is not None:
             request.three_five_eight.CopyFrom(three_five_eight)
@@ -99,17 +102,22 @@ class MatchmakingClient(ServiceClient):
         *,
         request_id: str | None = None,
         fill_with_computers: bool = True,
+        table: table_pb.TableOptions | None = None,
         computer_level: int = 0,
     ) -> pb.CreatePrivateTableResponse:
-        """A table for the caller's party (or himself), computers in the free seats."""
+        """A table for the caller's party (or himself), computers in the free seats;
+        `table`: the table's own options he chooses (cover_after_seconds, computer_level).
+        `computer_level` sets the deprecated int field (kept to test that it still works)."""
+        request = pb.CreatePrivateTableRequest(
+            request_id=request_id or str(uuid.uuid4()),
+            game=game,
+            fill_with_computers=fill_with_computers,
+            table=table,
+        )
+        if computer_level:
+            request.computer_level = computer_level
         response: pb.CreatePrivateTableResponse = await self.stub.CreatePrivateTable(
-            pb.CreatePrivateTableRequest(
-                request_id=request_id or str(uuid.uuid4()),
-                game=game,
-                fill_with_computers=fill_with_computers,
-                computer_level=computer_level,
-            ),
-            metadata=self.metadata,
+            request, metadata=self.metadata
         )
         return response
 

@@ -74,13 +74,15 @@ class ClockServicer(pb_grpc.ClockServiceServicer):
         player_id = current_principal().require(Role.PLAYER).subject
         if not _TABLE_ID.fullmatch(request.table_id):
             raise texts.invalid_table_id()
-        if self._voice is None:
-            raise texts.voice_not_configured()
+        # Authorisation first: whether voice is set up here is nothing to tell a player
+        # who has no seat at the table (nor is the table's state).
         view = await self._table_view(request.table_id)
         if player_id not in {seat.player_id for seat in view.seats}:
             raise texts.not_seated(request.table_id)
         if view.finished:
             raise texts.table_finished(request.table_id)
+        if self._voice is None:
+            raise texts.voice_not_configured()
         admitted = self._voice.admit(player_id, request.table_id, self._clock.now())
         expires = Timestamp()
         expires.FromDatetime(admitted.expires_at)

@@ -154,7 +154,7 @@ def join_party(lobby: Lobby, player_id: str, code: str) -> tuple[Party, list[Eve
     current = lobby.party_with(player_id)
     if current is not None:
         if current.party_id == party_id:
-            return party, []
+            raise texts.already_in_this_party(party_id)
         raise texts.already_in_party(current.party_id)
     if len(party.members) >= MAX_PARTY:
         raise texts.party_full(MAX_PARTY)

@@ -56,17 +56,35 @@ class Skill:
 
 @dataclass(frozen=True, slots=True)
 class QueueOptions:
-    """The table options a ticket asks for; only tickets of equal options meet."""
+    """The table options a ticket asks for; only tickets of equal options meet.
+
+    `cover_after_seconds` (0: the clock's default) and `computer_level` ("" : the level
+    suited to the players' ratings, else "easy", "normal" or "hard") are the table's own
+    options a player may choose; they are stored only when chosen, so the events of
+    tickets that chose none keep their former shape.
+    """
 
     must_trump: bool = False
     turn_seconds: int = 0
+    cover_after_seconds: int = 0
+    computer_level: str = ""
 
     def encode(self) -> dict[str, Any]:
-        return {"must_trump": self.must_trump, "turn_seconds": self.turn_seconds}
+        encoded: dict[str, Any] = {"must_trump": self.must_trump, "turn_seconds": self.turn_seconds}
+        if self.cover_after_seconds:
+            encoded["cover_after_seconds"] = self.cover_after_seconds
+        if self.computer_level:
+            encoded["computer_level"] = self.computer_level
+        return encoded
 
     @staticmethod
     def decode(raw: dict[str, Any]) -> QueueOptions:
-        return QueueOptions(bool(raw.get("must_trump", False)), int(raw.get("turn_seconds", 0)))
+        return QueueOptions(
+            bool(raw.get("must_trump", False)),
+            int(raw.get("turn_seconds", 0)),
+            int(raw.get("cover_after_seconds", 0)),
+            str(raw.get("computer_level", "")),
+        )
 
 
 @dataclass(slots=True)

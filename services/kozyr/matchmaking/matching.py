@@ -18,7 +18,8 @@ predicted win probability (OpenSkill) is closest to 50 % is chosen.
 
 **Computers.** A ticket that has waited `fill_after` seconds, or asked for it, is
 matched with whoever acceptable is there and computers take the other seats, at the
-level that suits the humans' mean rating (`level_for`).
+level that suits the humans' mean rating (`level_for`) — or at the level the tickets
+asked for (`QueueOptions.computer_level`: they are in one pool, so all asked the same).
 """
 
 from __future__ import annotations
@@ -298,7 +299,7 @@ def best_split(
     """Khözör teams: the tickets (parties whole) split into two sides of at most four
     players, computers of `level` making each up to four, with the predicted win
     probability of the first side closest to 50 %. None if no split fits."""
-    level = level or level_for(_mean_mu(group))
+    level = level or group[0].options.computer_level or level_for(_mean_mu(group))
     computer = COMPUTER_SKILLS[level]
     best: tuple[list[Ticket], list[Ticket], float] | None = None
     first, rest = group[0], list(group[1:])
@@ -332,7 +333,7 @@ def arrange(game: str, group: Sequence[Ticket], key: str) -> list[MatchSeat]:
     """Who sits where. 3-5-8: humans and computers at seats in a hash order of the
     match. Khözör: the balanced split's sides on the even and odd seats, computers
     filling each side."""
-    level = level_for(_mean_mu(group))
+    level = group[0].options.computer_level or level_for(_mean_mu(group))
     humans = {p: t.ticket_id for t in group for p in t.players}
     if game != KHOZOR_TEAMS:
         names = [("player", p) for p in humans]

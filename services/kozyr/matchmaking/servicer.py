@@ -36,6 +36,10 @@ _REQUEST_ID = re.compile(r"[\x21-\x7e]{1,128}")
 _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 _CODE = re.compile(r"[A-Za-z0-9]{6}")
 LEVEL_NAMES = {1: "easy", 2: "normal", 3: "hard"}
+"""ComputerLevel numbers (kozyr.common.v1) → the lobby's level names."""
+PLAYER_COVER_AFTER = (30, 3600)
+"""The cover_after_seconds a player may ask for (0: the clock's default): not below the
+clock's offline threshold's order of magnitude, not above the table service's limit."""
 LANGUAGES = {
     language_pb2.LANGUAGE_EN: "en",
     language_pb2.LANGUAGE_RO: "ro",
@@ -80,17 +84,37 @@ def _player_id(value: str) -> str:
 
 
 def _options(request: Any, game: str) -> QueueOptions:
-    """The table options of a request whose oneof `options` holds the game's message."""
+    """The table options of a request whose oneof `options` holds the game's message,
+    and whose `table` holds the table's own options a player may choose."""
     which = request.WhichOneof("options")
     if which is not None and which != game:
         raise texts.options_game_mismatch()
-    if which is None:
-        return QueueOptions()
-    given = getattr(request, which)
-    turn = int(given.turn_seconds)
-    if turn != 0 and not 10 <= turn <= 3600:
-        raise texts.invalid_turn_seconds(turn)
-    return QueueOptions(bool(getattr(given, "must_trump", False)), turn)
+    must_trump, turn = False, 0
+    if which is not None:
+        given = getattr(request, which)
+        turn = int(given.turn_seconds)
+        if turn != 0 and not 10 <= turn <= 3600:
+            raise texts.invalid_turn_seconds(turn)
+        must_trump = bool(getattr(given, "must_trump", False))
+    cover = int(request.table.cover_after_seconds)
+    if cover != 0 and not PLAYER_COVER_AFTER[0] <= cover <= PLAYER_COVER_AFTER[1]:
+        raise texts.invalid_cover_after(cover, *PLAYER_COVER_AFTER)
+    level = _computer_level(request)
+    return QueueOptions(must_trump, turn, cover, level)
+
+
+def _computer_level(request: Any) -> str:
+    """The level a request asks for ("" for none): `table.computer_level`, else a private
+    table's deprecated int `computer_level` (the same numbers), never two different ones."""
+    chosen = int(request.table.computer_level)
+    if chosen and chosen not in LEVEL_NAMES:
+        raise texts.invalid_computer_level(chosen)
+    legacy = int(getattr(request, "computer_level", 0))
+    if legacy and legacy not in LEVEL_NAMES:
+        raise texts.invalid_computer_level(legacy)
+    if chosen and legacy and chosen != legacy:
+        raise texts.computer_level_conflict(legacy, chosen)
+    return LEVEL_NAMES.get(chosen or legacy, "")
 
 
 def _timestamp(value: Any) -> Timestamp:
@@ -298,8 +322,6 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
         request_id = _request_id(request.request_id)
         game = _game(request.game)
         options = _options(request, game)
-        if request.computer_level and request.computer_level not in LEVEL_NAMES:
-            raise texts.invalid_computer_level(request.computer_level)
         match_id = decisions.derived_id("private", player, request_id)
         await self._book.catch_up()
         lobby = self._book.lobby
@@ -307,7 +329,7 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
             party = lobby.party_with(player)
             members = tuple(party.members) if party else (player,)
             skills = await self._ratings.skills(game, members)
-            level = LEVEL_NAMES.get(request.computer_level) or level_for(
+            level = options.computer_level or level_for(
                 sum(s.mu for s in skills.values()) / len(skills)
             )
             now = self._clock.now()
@@ -351,11 +373,11 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
     ) -> pb.ListLeaderboardResponse:
         game = _game(request.game)
         if not 0 <= request.page_size <= 200:
-            raise texts.invalid_page("page_size", 200)
+            raise texts.invalid_page_size(200, request.page_size)
         size = request.page_size or 50
         token = request.page_token
         if token and not token.isdigit():
-            raise texts.invalid_page("page_token", 200)
+            raise texts.invalid_page_token()
         offset = int(token or 0)
         page = self._ratings.leaderboard.page(game, offset, size + 1)
         entries = [
@@ -375,7 +397,7 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
     ) -> pb.ListMyTablesResponse:
         player = self._whose(request.player_id, anyone=False)
         if not 0 <= request.page_size <= 100:
-            raise texts.invalid_page("page_size", 100)
+            raise texts.invalid_page_size(100, request.page_size)
         size = request.page_size or 20
         await self._book.catch_up()
         found: list[pb.PlayerTable] = []
@@ -415,6 +437,8 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
             return principal.subject
         player_id = _player_id(player_id)
         if not anyone and player_id != principal.subject:
+            if principal.role is Role.PLAYER:  # he may call this, for himself only
+                raise texts.not_your_player(player_id)
             principal.require(Role.SERVICE, Role.ADMIN)
         return player_id
 

@@ -35,11 +35,19 @@ def create_table_request(match: Match) -> table_pb.CreateTableRequest:
     _options(request, match.game, match.options)
     # A match of queue tickets is rated play: no hints there (the bots service reads it
     # from the table). A private table (a party's own, no ticket) allows them.
-    request.table.hints_off = bool(match.tickets)
+    if match.tickets:  # set only then: a private table's request keeps its old shape
+        request.table.hints_off = True
     return request
 
 
 def _options(request: table_pb.CreateTableRequest, game: str, options: QueueOptions) -> None:
+    if options.cover_after_seconds or options.computer_level:
+        request.table.CopyFrom(
+            table_pb.TableOptions(
+                cover_after_seconds=options.cover_after_seconds,
+                computer_level=LEVELS.get(options.computer_level, 0),  # type: ignore[arg-type]
+            )
+        )
     if game == THREE_FIVE_EIGHT:
         request.three_five_eight.CopyFrom(
             table_pb.ThreeFiveEightOptions(

@@ -61,6 +61,20 @@ def invalid_turn_seconds(value: int) -> InvalidArgument:
     )
 
 
+def invalid_cover_after(value: int, low: int, high: int) -> InvalidArgument:
+    return InvalidArgument(
+        "INVALID_COVER_AFTER",
+        {
+            "en": f"cover_after_seconds must be 0 (the default) or {low} to {high} (got {value}).",
+            "ro": f"cover_after_seconds trebuie să fie 0 (implicit) sau între {low} și {high} "
+            f"(primit {value}).",
+            "it": f"cover_after_seconds deve essere 0 (predefinito) o tra {low} e {high} "
+            f"(ricevuto {value}).",
+        },
+        metadata={"coverAfterSeconds": str(value), "min": str(low), "max": str(high)},
+    )
+
+
 def invalid_id(field: str) -> InvalidArgument:
     return InvalidArgument(
         f"INVALID_{field.upper()}",
@@ -84,15 +98,28 @@ def invalid_player_id() -> InvalidArgument:
     )
 
 
-def invalid_page(field: str, maximum: int) -> InvalidArgument:
+def invalid_page_size(maximum: int, value: int) -> InvalidArgument:
     return InvalidArgument(
-        f"INVALID_{field.upper()}",
+        "INVALID_PAGE_SIZE",
         {
-            "en": f"{field} must be 0 (the default) to {maximum}, or a token this service gave.",
-            "ro": f"{field} trebuie să fie între 0 (implicit) și {maximum}, sau un jeton dat de "
-            "acest serviciu.",
-            "it": f"{field} deve essere tra 0 (predefinito) e {maximum}, o un token dato da "
-            "questo servizio.",
+            "en": f"page_size must be 0 (the default) to {maximum} (got {value}).",
+            "ro": f"page_size trebuie să fie între 0 (implicit) și {maximum} (primit {value}).",
+            "it": f"page_size deve essere tra 0 (predefinito) e {maximum} (ricevuto {value}).",
+        },
+        metadata={"max": str(maximum)},
+    )
+
+
+def invalid_page_token() -> InvalidArgument:
+    return InvalidArgument(
+        "INVALID_PAGE_TOKEN",
+        {
+            "en": "page_token must be empty (the first page) or the next_page_token of a "
+            "previous answer.",
+            "ro": "page_token trebuie să fie gol (prima pagină) sau next_page_token dintr-un "
+            "răspuns anterior.",
+            "it": "page_token deve essere vuoto (la prima pagina) o il next_page_token di una "
+            "risposta precedente.",
         },
     )
 
@@ -112,11 +139,30 @@ def invalid_computer_level(value: int) -> InvalidArgument:
     return InvalidArgument(
         "INVALID_COMPUTER_LEVEL",
         {
-            "en": f"computer_level must be 0 (suited to the party), 1, 2 or 3 (got {value}).",
-            "ro": f"computer_level trebuie să fie 0 (potrivit grupului), 1, 2 sau 3 "
-            f"(primit {value}).",
-            "it": f"computer_level deve essere 0 (adatto al gruppo), 1, 2 o 3 (ricevuto {value}).",
+            "en": f"computer_level must be unspecified (suited to the players), EASY (1), "
+            f"NORMAL (2) or HARD (3) (got {value}).",
+            "ro": f"computer_level trebuie să fie nespecificat (potrivit jucătorilor), EASY (1), "
+            f"NORMAL (2) sau HARD (3) (primit {value}).",
+            "it": f"computer_level deve essere non specificato (adatto ai giocatori), EASY (1), "
+            f"NORMAL (2) o HARD (3) (ricevuto {value}).",
         },
+        metadata={"computerLevel": str(value)},
+    )
+
+
+def computer_level_conflict(legacy: int, chosen: int) -> InvalidArgument:
+    """The deprecated int computer_level and table.computer_level name two levels."""
+    return InvalidArgument(
+        "INVALID_COMPUTER_LEVEL",
+        {
+            "en": f"computer_level ({legacy}, deprecated) and table.computer_level ({chosen}) "
+            "differ: give table.computer_level only.",
+            "ro": f"computer_level ({legacy}, învechit) și table.computer_level ({chosen}) "
+            "diferă: dați doar table.computer_level.",
+            "it": f"computer_level ({legacy}, deprecato) e table.computer_level ({chosen}) "
+            "sono diversi: indica solo table.computer_level.",
+        },
+        metadata={"computerLevel": str(legacy), "tableComputerLevel": str(chosen)},
     )
 
 
@@ -215,6 +261,33 @@ def already_in_party(party_id: str) -> FailedPrecondition:
             "it": f"Sei già nel gruppo {party_id}: lascialo prima.",
         },
         metadata={"partyId": party_id},
+    )
+
+
+def already_in_this_party(party_id: str) -> FailedPrecondition:
+    return FailedPrecondition(
+        "ALREADY_IN_THIS_PARTY",
+        {
+            "en": f"You are already in this party ({party_id}): there is nothing to join.",
+            "ro": f"Sunteți deja în acest grup ({party_id}): nu aveți la ce să vă alăturați.",
+            "it": f"Sei già in questo gruppo ({party_id}): non c'è niente a cui unirti.",
+        },
+        metadata={"partyId": party_id},
+    )
+
+
+def not_your_player(player_id: str) -> PermissionDenied:
+    return PermissionDenied(
+        "NOT_YOUR_PLAYER",
+        {
+            "en": f"You may list only your own tables, not those of player {player_id}: "
+            "leave player_id empty.",
+            "ro": f"Puteți vedea doar mesele dumneavoastră, nu pe cele ale jucătorului "
+            f"{player_id}: lăsați player_id gol.",
+            "it": f"Puoi elencare solo i tuoi tavoli, non quelli del giocatore {player_id}: "
+            "lascia player_id vuoto.",
+        },
+        metadata={"playerId": player_id},
     )
 
 

@@ -415,7 +415,7 @@ async def test_bad_input_is_refused_and_changes_nothing(mm_stack: MatchmakingSta
         (ana.leaderboard(THREE, page_size=500), "INVALID_PAGE_SIZE"),
         (ana.leaderboard(THREE, page_token="abc"), "INVALID_PAGE_TOKEN"),
         (ana.rating(THREE, "x" * 200), "INVALID_PLAYER_ID"),
-        (ana.my_tables("bogdan"), "ROLE_NOT_ALLOWED"),
+        (ana.my_tables("bogdan"), "NOT_YOUR_PLAYER"),
         (ana.create_private_table(THREE, computer_level=9), "INVALID_COMPUTER_LEVEL"),
         (ana.create_private_table(THREE, fill_with_computers=False), "TABLE_NOT_FULL"),
         (anext(aiter(mm_stack.client("bogdan").watch_ticket(ticket))), "NOT_YOUR_TICKET"),

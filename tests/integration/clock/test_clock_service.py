@@ -75,6 +75,27 @@ async def test_voice_is_refused_once_the_table_has_finished(
     assert refused.messages["ro"] == f"Masa {table_id} s-a încheiat: canalul ei vocal este închis."
 
 
+async def test_voice_checks_the_seat_before_saying_voice_is_not_set_up(
+    clock_table: RunningTableService, clock_nats_url: str, subject_root: str
+) -> None:
+    """Authorisation first: on a clock without LiveKit, a player with no seat at the
+    table is told NOT_SEATED (not that voice is missing here); the seated one learns
+    VOICE_NOT_CONFIGURED."""
+    async with running_clock(clock_table, clock_nats_url, subject_root) as bare:
+        table_id = await _open(clock_table, ["ana", "bogdan"])
+        async with (
+            ClockClient(bare.target, token("dan")) as dan,
+            ClockClient(bare.target, token("ana")) as ana,
+        ):
+            stranger = await _refusal(dan.join_voice(table_id))
+            seated = await _refusal(ana.join_voice(table_id))
+    assert (stranger.code, stranger.reason) == (grpc.StatusCode.PERMISSION_DENIED, "NOT_SEATED")
+    assert (seated.code, seated.reason) == (
+        grpc.StatusCode.FAILED_PRECONDITION,
+        "VOICE_NOT_CONFIGURED",
+    )
+
+
 async def test_presence_answers_up_to_100_players_at_once(
     clock_table: RunningTableService, clock_nats_url: str, subject_root: str
 ) -> None:

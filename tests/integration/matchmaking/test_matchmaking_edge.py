@@ -10,12 +10,14 @@ from collections import Counter
 import grpc
 import pytest
 
-from kozyr.api.common.v1 import games_pb2
+from kozyr.api.common.v1 import games_pb2, seats_pb2
 from kozyr.api.matchmaking.v1 import matchmaking_service_pb2 as pb
+from kozyr.api.table.v1 import table_service_pb2 as table_pb
 from kozyr.client import MatchmakingClient, TableClient
 from kozyr.matchmaking import decisions
 from kozyr.matchmaking.lobby import THREE_FIVE_EIGHT
 from kozyr.matchmaking.ratings import SeatOutcome
+from kozyr.runtime.auth import Role
 from kozyr.runtime.errors import error_details, error_reason
 from tests.integration.matchmaking.conftest import RunningMatchmaking, running_matchmaking
 from tests.integration.table.conftest import RunningTableService
@@ -24,6 +26,7 @@ from tests.support.tables import token
 
 pytestmark = pytest.mark.integration
 THREE = games_pb2.GAME_THREE_FIVE_EIGHT
+EASY, HARD = seats_pb2.COMPUTER_LEVEL_EASY, seats_pb2.COMPUTER_LEVEL_HARD
 
 
 async def test_leaderboard_ranks_continue_across_pages(matchmaking: RunningMatchmaking) -> None:
@@ -125,3 +128,74 @@ async def test_a_slow_private_table_is_unavailable_and_still_opens_for_the_retry
         assert view.seat == 0
         logged = Counter(e.type for e in await mm.lobby_events())
         assert (logged["MatchDecided"], logged["MatchSeated"]) == (1, 1)  # one table
+
+
+async def test_a_player_reading_anothers_tables_or_a_bad_page_is_told_what_is_wrong(
+    matchmaking: RunningMatchmaking,
+) -> None:
+    """ListMyTables is a player's call, for himself: naming another player is
+    NOT_YOUR_PLAYER (not "your role may not do this"), and a service still may. The
+    leaderboard's page refusals each speak of their own field, in every language."""
+    ana = matchmaking.client("ana")
+    with pytest.raises(grpc.aio.AioRpcError) as other:
+        await ana.my_tables("bogdan")
+    details = error_details(other.value)
+    assert (details.code, details.reason) == (grpc.StatusCode.PERMISSION_DENIED, "NOT_YOUR_PLAYER")
+    assert "bogdan" in details.message
+    service = MatchmakingClient(matchmaking.target, token("matchmaker", Role.SERVICE))
+    matchmaking.clients.append(service)
+    assert await service.my_tables("bogdan") == []
+
+    with pytest.raises(grpc.aio.AioRpcError) as token_refused:
+        await ana.leaderboard(THREE, page_token="abc")
+    with pytest.raises(grpc.aio.AioRpcError) as size_refused:
+        await ana.leaderboard(THREE, page_size=500)
+    bad_token, bad_size = error_details(token_refused.value), error_details(size_refused.value)
+    assert bad_token.reason == "INVALID_PAGE_TOKEN"
+    assert bad_size.reason == "INVALID_PAGE_SIZE"
+    for language in ("en", "ro", "it"):
+        assert "next_page_token" in bad_token.messages[language]
+        assert "page_size" not in bad_token.messages[language]
+        assert "500" in bad_size.messages[language]
+        assert "token" not in bad_size.messages[language]
+
+
+async def test_players_choose_table_options_within_the_documented_bounds(
+    matchmaking: RunningMatchmaking, tables: RunningTableService
+) -> None:
+    """A ticket or a private table may ask for cover_after_seconds (0, or 30 to 3600)
+    and a computer level (the enum, or a private table's deprecated int): outside the
+    bounds it is refused in the caller's language and nothing is appended; inside them
+    the table is opened with them."""
+    ana = matchmaking.client("ana")
+    before = len(await matchmaking.lobby_events())
+    refusals = [
+        (ana.enter_queue(THREE, table=table_pb.TableOptions(cover_after_seconds=5)),
+         "INVALID_COVER_AFTER"),
+        (ana.enter_queue(THREE, table=table_pb.TableOptions(cover_after_seconds=3601)),
+         "INVALID_COVER_AFTER"),
+        (ana.enter_queue(THREE, table=table_pb.TableOptions(computer_level=9)),  # type: ignore[arg-type]
+         "INVALID_COMPUTER_LEVEL"),
+        (ana.create_private_table(THREE, table=table_pb.TableOptions(cover_after_seconds=-1)),
+         "INVALID_COVER_AFTER"),
+        (ana.create_private_table(THREE, computer_level=4), "INVALID_COMPUTER_LEVEL"),
+        (ana.create_private_table(
+            THREE, computer_level=1, table=table_pb.TableOptions(computer_level=HARD)
+        ), "INVALID_COMPUTER_LEVEL"),
+    ]  # fmt: skip
+    for call, reason in refusals:
+        with pytest.raises(grpc.aio.AioRpcError) as refused:
+            await call
+        details = error_details(refused.value)
+        assert (details.code, details.reason) == (grpc.StatusCode.INVALID_ARGUMENT, reason)
+        assert set(details.messages) == {"en", "ro", "it"}
+    assert len(await matchmaking.lobby_events()) == before
+
+    chosen = table_pb.TableOptions(cover_after_seconds=30, computer_level=HARD)
+    hard = await ana.create_private_table(THREE, request_id="hard", table=chosen)
+    easy = await matchmaking.client("bo").create_private_table(THREE, computer_level=1)
+    async with TableClient(tables.target, token("admin", Role.ADMIN)) as admin:
+        hard_view = await admin.get_table(hard.table_id)
+        easy_view = await admin.get_table(easy.table_id)
+    assert [s.level for s in hard_view.seats if not s.player_id] == [HARD, HARD]
+    assert [s.level for s in easy_view.seats if not s.player_id] == [EASY, EASY]

@@ -54,12 +54,13 @@ def open_ticket(
     when: float = 0,
     fill_now: bool = False,
     party: str = "",
+    options: QueueOptions | None = None,
 ) -> str:
     mus = mu if isinstance(mu, list) else [mu] * len(players)
     ticket_id = decisions.derived_id("ticket", players[0], f"r{lobby.version}")
     events = decisions.enter(
         lobby, ticket_id=ticket_id, players=players, party_id=party, game=game,
-        options=QueueOptions(), fill_now=fill_now,
+        options=options or QueueOptions(), fill_now=fill_now,
         skills={p: Skill(m, 3.0) for p, m in zip(players, mus, strict=True)}, now=at(when),
     )  # fmt: skip
     fold(events, lobby)
@@ -120,6 +121,53 @@ def test_computers_fill_after_fill_after_and_on_request() -> None:
     open_ticket(lobby, ("bogdan",), fill_now=True)
     [match] = matches(lobby, 0)
     assert {s.get("computer") for s in match["seats"]} == {None, "normal"}
+
+
+def test_tickets_meet_only_tickets_that_chose_the_same_table_options() -> None:
+    """A player's cover_after_seconds and computer_level are part of his ticket's
+    options: tickets that chose other ones never share a table, tickets that chose the
+    same do, and the table is opened with them (computers at the chosen level, not the
+    one the ratings suggest)."""
+    lobby = Lobby()
+    hard_slow = QueueOptions(cover_after_seconds=300, computer_level="hard")
+    open_ticket(lobby, ("ana",), mu=15.0, options=hard_slow)
+    open_ticket(lobby, ("bogdan",), mu=15.0, options=QueueOptions(cover_after_seconds=300))
+    open_ticket(lobby, ("carla",), mu=15.0, options=QueueOptions(computer_level="hard"))
+    assert matches(lobby, 1) == []  # three players, three different choices
+    open_ticket(lobby, ("dan",), mu=15.0, options=hard_slow, fill_now=True)
+    [match] = matches(lobby, 2)
+    assert sorted(p for p in players_of(match) if p) == ["ana", "dan"]
+    assert {s["computer"] for s in match["seats"] if "computer" in s} == {"hard"}
+    request = create_table_request(lobby.matches[match["match"]])
+    assert request.table.cover_after_seconds == 300
+    assert request.table.computer_level == seats_pb2.COMPUTER_LEVEL_HARD
+    assert [s.level for s in request.seats if s.computer] == [seats_pb2.COMPUTER_LEVEL_HARD]
+
+
+def test_queue_options_keep_their_stored_shape_when_nothing_is_chosen() -> None:
+    """Events written before players could choose table options decode as "not chosen";
+    a ticket that chooses none is stored as before, one that does round-trips."""
+    assert QueueOptions().encode() == {"must_trump": False, "turn_seconds": 0}
+    assert QueueOptions.decode({"must_trump": True, "turn_seconds": 30}) == QueueOptions(True, 30)
+    chosen = QueueOptions(False, 0, 60, "easy")
+    assert QueueOptions.decode(json.loads(json.dumps(chosen.encode()))) == chosen
+    request = create_table_request(
+        decisions_match(QueueOptions()),
+    )
+    assert not request.HasField("table")
+
+
+def decisions_match(options: QueueOptions) -> Any:
+    """A private match of Ana alone with computers, of these options."""
+    lobby = Lobby()
+    fold(
+        decisions.private_match(
+            lobby, player_id="ana", match_id="m", game=THREE_FIVE_EIGHT, options=options,
+            fill=True, level="normal", now=T0,
+        ),
+        lobby,
+    )  # fmt: skip
+    return lobby.matches["m"]
 
 
 def test_a_party_sits_at_one_table() -> None:
@@ -311,6 +359,21 @@ def test_parties_form_join_by_code_and_queue_whole() -> None:
     assert lobby.party_of == {}
 
 
+def test_joining_ones_own_party_again_is_refused_by_name() -> None:
+    """A member (or the leader) who enters his own party's code again is told he is in
+    it already, with a reason of its own, and nothing is appended."""
+    lobby = Lobby()
+    fold(decisions.create_party(lobby, "ana", "p"), lobby)
+    code = lobby.parties["p"].code
+    fold(decisions.join_party(lobby, "bogdan", code)[1], lobby)
+    for player in ("ana", "bogdan"):
+        with pytest.raises(FailedPrecondition) as again:
+            decisions.join_party(lobby, player, code)
+        assert again.value.reason == "ALREADY_IN_THIS_PARTY"
+        assert again.value.metadata == {"partyId": "p"}
+    assert lobby.parties["p"].members == ["ana", "bogdan"]
+
+
 def test_a_private_table_seats_the_party_and_computers() -> None:
     lobby = Lobby()
     fold(decisions.create_party(lobby, "ana", "p"), lobby)
@@ -456,3 +519,20 @@ def test_a_queue_match_s_table_is_opened_with_hints_off() -> None:
     (match,) = lobby.matches.values()
     assert match.tickets
     assert create_table_request(match).table.hints_off
+
+
+def test_the_int_computer_level_is_deprecated_for_the_enum_in_table_options() -> None:
+    """CreatePrivateTable's level has one type, the ComputerLevel enum (in `table`, as
+    EnterQueue's); the old int field is kept on the wire, marked deprecated for every
+    generated client."""
+    from kozyr.api.matchmaking.v1 import matchmaking_service_pb2 as mm_pb
+
+    fields = mm_pb.CreatePrivateTableRequest.DESCRIPTOR.fields_by_name
+    assert fields["computer_level"].number == 6
+    assert fields["computer_level"].GetOptions().deprecated
+    for request in (mm_pb.CreatePrivateTableRequest, mm_pb.EnterQueueRequest):
+        table = request.DESCRIPTOR.fields_by_name["table"].message_type
+        assert table is not None
+        level = table.fields_by_name["computer_level"].enum_type
+        assert level is not None
+        assert level.full_name == "kozyr.common.v1.ComputerLevel"

@@ -250,6 +250,41 @@ def test_the_vendored_error_protos_are_those_python_uses() -> None:
         assert (REPO / "protos/google/rpc" / name).read_text() == (shipped / name).read_text()
 
 
+def test_the_vendored_health_proto_is_the_service_our_servers_serve(tmp_path: Path) -> None:
+    """protos/grpc/health/v1/health.proto compiles to the very messages and methods of
+    grpcio-health-checking, whose servicer every kozyr server runs: a client generated
+    from it calls what is served (field numbers, types, streaming, package)."""
+    from google.protobuf import descriptor_pb2
+    from grpc_health.v1 import health_pb2
+
+    out = tmp_path / "health.pb"
+    result = subprocess.run(
+        [sys.executable, "-m", "grpc_tools.protoc", f"--proto_path={REPO / 'protos'}",
+         f"--descriptor_set_out={out}", "grpc/health/v1/health.proto"],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    [vendored] = descriptor_pb2.FileDescriptorSet.FromString(out.read_bytes()).file
+    served = descriptor_pb2.FileDescriptorProto()
+    health_pb2.DESCRIPTOR.CopyToProto(served)
+    for message in vendored.message_type:
+        for field in message.field:
+            field.ClearField("json_name")  # protoc's default, not in the Python descriptor
+    assert vendored.package == served.package == "grpc.health.v1"
+    assert list(vendored.message_type) == list(served.message_type)
+    assert list(vendored.service) == list(served.service)
+
+
+def test_the_vendored_health_proto_is_not_generated(tmp_path: Path) -> None:
+    box = Sandbox(tmp_path)
+    box.write_proto("kozyr/x/v1/x.proto", 'syntax = "proto3";\npackage kozyr.x.v1;\n')
+    vendored = REPO / "protos" / "grpc" / "health" / "v1" / "health.proto"
+    box.write_proto("grpc/health/v1/health.proto", vendored.read_text())
+    result = box.generate()
+    assert result.returncode == 0, result.stderr
+    assert all(name.startswith("x/") for name in box.files())
+
+
 def test_a_protoc_error_is_reported(tmp_path: Path) -> None:
     box = Sandbox(tmp_path)
     box.write_proto("kozyr/bad/v1/bad.proto", 'syntax = "proto3";\nmessage {')

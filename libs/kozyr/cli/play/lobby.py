@@ -19,6 +19,7 @@ import grpc
 
 from kozyr.api.common.v1 import games_pb2
 from kozyr.api.matchmaking.v1 import matchmaking_service_pb2 as mm_pb
+from kozyr.api.table.v1 import table_service_pb2 as table_pb
 from kozyr.cli.play.session import error_text
 from kozyr.cli.play.texts import join_command, label
 from kozyr.client import MatchmakingClient
@@ -155,9 +156,8 @@ async def _until_matched(mm: MatchmakingClient, ticket_id: str, lang: Lang, say:
 
 
 async def _private(mm: MatchmakingClient, plan: Plan) -> str:
-    answer = await mm.create_private_table(
-        plan.game, fill_with_computers=True, computer_level=plan.level
-    )
+    options = table_pb.TableOptions(computer_level=plan.level)  # type: ignore[arg-type]
+    answer = await mm.create_private_table(plan.game, fill_with_computers=True, table=options)
     return answer.table_id
 
 
