@@ -60,7 +60,8 @@ PARAMS: Mapping[str, tuple[object, ...]] = {
 
 
 def words(text: str) -> set[str]:
-    return set(re.findall(r"[^\W\d]+", text.lower()))  # table_id stays one word
+    # table_id and a field path (table.computer_level) stay one word
+    return set(re.findall(r"[^\W\d]+(?:\.[^\W\d]+)*", text.lower()))
 
 
 def placeholders(template: str) -> set[str]:
