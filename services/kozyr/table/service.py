@@ -18,7 +18,6 @@ from kozyr.runtime import AuthPolicy, GrpcServer, ServiceSpec, Settings, service
 from kozyr.runtime.auth import Role
 from kozyr.table import workers
 from kozyr.table.app import TableApp
-from kozyr.table.edge import StoreErrorInterceptor
 from kozyr.table.listener import TableChangeListener
 from kozyr.table.notifier import TableNotifier
 from kozyr.table.poller import WatchPoller
@@ -66,7 +65,6 @@ class TableService:
             settings,
             [ServiceSpec(SERVICE_NAME, self._register)],
             auth=AUTH_POLICY,
-            interceptors=[StoreErrorInterceptor()],
             options=workers.reuse_port_options(settings),
         )
         self.servicer.shutting_down = self.server.shutting_down
