@@ -12,15 +12,23 @@ every exception no handler typed, before it would call it a bug:
 - a raw driver error that escaped the store's own translation (asyncpg connection
   errors, SQLAlchemy's OperationalError/InterfaceError, a SQLSTATE of class 08, 53,
   57P...) → what `kozyr.eventstore.dberrors.translate` makes of it, mapped as above.
+
+A server given a probe of its store (`GrpcServer(store_probe=store.check_writable)`)
+also reports NOT_SERVING from the first outage a call meets until the probe passes
+again (`OutageWatch`): load balancers and Kubernetes send the calls elsewhere while
+this replica cannot append, and back once it reconnected, without a restart.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import sys
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from types import MappingProxyType
 
 from kozyr.runtime.errors import Unavailable
+from kozyr.runtime.logging import get_logger
 
 STORE_UNAVAILABLE = "STORE_UNAVAILABLE"
 SCHEMA_NOT_MIGRATED = "SCHEMA_NOT_MIGRATED"
@@ -41,6 +49,11 @@ SCHEMA_NOT_MIGRATED_MESSAGES: Mapping[str, str] = MappingProxyType(
 )
 
 _DATABASE_MODULES = ("kozyr.eventstore", "asyncpg", "sqlalchemy")
+FIRST_PROBE_SECONDS = 0.1
+LAST_PROBE_SECONDS = 2.0
+"""The probe's backoff: doubling from the first delay up to the last, then every last."""
+
+_log = get_logger("kozyr.outages")
 
 
 def store_unavailable() -> Unavailable:
@@ -76,3 +89,64 @@ def store_outage(error: BaseException) -> Unavailable | None:
     if isinstance(typed, SchemaNotMigrated):
         return schema_not_migrated()
     return None
+
+
+Probe = Callable[[], Awaitable[None]]
+"""Returns when the dependency serves again, raises while it does not."""
+
+
+class OutageWatch:
+    """NOT_SERVING from a store outage met by a call until `probe` passes, then SERVING.
+
+    One recovery at a time: the outages met meanwhile (every call fails alike) only
+    confirm it. The probe is retried with a doubling delay (FIRST_PROBE_SECONDS up to
+    LAST_PROBE_SECONDS), so a database that is down for long is not hammered, and one
+    that is back is noticed within a couple of seconds. `report(serving)` sets health.
+    """
+
+    def __init__(
+        self,
+        probe: Probe,
+        report: Callable[[bool], Awaitable[None]],
+        *,
+        first_delay: float = FIRST_PROBE_SECONDS,
+        last_delay: float = LAST_PROBE_SECONDS,
+    ) -> None:
+        self._probe = probe
+        self._report = report
+        self._first = first_delay
+        self._last = last_delay
+        self._task: asyncio.Task[None] | None = None
+
+    @property
+    def recovering(self) -> bool:
+        """Whether an outage was met and the probe has not passed yet."""
+        return self._task is not None and not self._task.done()
+
+    def outage(self, error: Unavailable) -> None:
+        """A call met `error`: start the recovery unless one runs already."""
+        if error.reason != STORE_UNAVAILABLE or self.recovering:
+            return
+        self._task = asyncio.create_task(self._recover(), name="outage-watch")
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+
+    async def _recover(self) -> None:
+        _log.warning("store unavailable: NOT_SERVING until it answers again")
+        await self._report(False)
+        delay = self._first
+        while True:
+            await asyncio.sleep(delay)
+            try:
+                await self._probe()
+            except Exception as error:
+                _log.info("store still unavailable", error=str(error), next_probe_seconds=delay)
+                delay = min(delay * 2, self._last)
+                continue
+            _log.info("store available again: SERVING")
+            await self._report(True)
+            return

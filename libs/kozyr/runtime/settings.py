@@ -164,6 +164,11 @@ class Settings(BaseSettings):
     database_statement_timeout_seconds: float = Field(
         5.0, gt=0, description="One SQL statement (client- and server-side)."
     )
+    allow_async_commit: bool = Field(
+        False,
+        description="Start even when the database runs with synchronous_commit=off (a crash "
+        "then loses acknowledged moves): throw-away databases only (docs/operations.md).",
+    )
 
     shutdown_grace_seconds: float = Field(10.0, ge=0)
     watch_poll_seconds: float = Field(

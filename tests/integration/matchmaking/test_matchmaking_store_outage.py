@@ -18,6 +18,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+import asyncpg
 import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
@@ -25,6 +26,8 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from kozyr.api.common.v1 import games_pb2
 from kozyr.client import MatchmakingClient
 from kozyr.eventstore import migrate
+from kozyr.eventstore.durability import CommitNotDurable
+from kozyr.eventstore.urls import asyncpg_dsn
 from kozyr.infra import EmbeddedPostgres
 from kozyr.matchmaking.service import SERVICE_NAME, MatchmakingService
 from kozyr.matchmaking.settings import MatchmakingSettings
@@ -120,8 +123,10 @@ async def test_calls_answer_unavailable_while_postgres_is_down_and_serve_once_it
         async with asyncio.timeout(CALLER_DEADLINE_SECONDS):
             for name, call in calls.items():
                 await store_unavailable(call, name)
+        await health_becomes(channel, NOT_SERVING)
 
         await asyncio.to_thread(postgres.start)
+        await health_becomes(channel, SERVING)
         assert await ana.cancel(ticket)
         await ana.rating(THREE)
         await ana.my_tables()
@@ -129,3 +134,21 @@ async def test_calls_answer_unavailable_while_postgres_is_down_and_serve_once_it
     finally:
         await channel.close()
         await ana.close()
+
+
+async def test_matchmaking_refuses_a_database_that_commits_asynchronously(
+    postgres: EmbeddedPostgres, tables: RunningTableService, nats_url: str, subject_root: str
+) -> None:
+    """As the table service (tests/integration/table/test_commit_durability.py)."""
+    connection = await asyncpg.connect(asyncpg_dsn(postgres.url()))
+    try:
+        await connection.execute("ALTER DATABASE postgres SET synchronous_commit = off")
+    finally:
+        await connection.close()
+    settings = table_settings(postgres.url(), nats_url, subject_root, table_target=tables.target)
+    service = MatchmakingService(settings, MatchmakingSettings(**FAST))
+    try:
+        with pytest.raises(CommitNotDurable, match="KOZYR_ALLOW_ASYNC_COMMIT"):
+            await service.start()
+    finally:
+        await service.store.close()
