@@ -1,4 +1,5 @@
-"""One scenario's own servers: PostgreSQL, NATS and 1-3 table service processes.
+"""One scenario's own servers: PostgreSQL (or a replicated pair), NATS and 1-3 table
+service processes.
 
 Never the machine's shared servers (KOZYR_DATABASE_URL / KOZYR_NATS_URL are ignored):
 a scenario stops, freezes and restarts them. Everything runs from copies of the
@@ -19,6 +20,7 @@ import psutil
 
 from kozyr.bus.relay import RELAY_LOCK_KEY
 from kozyr.infra import EmbeddedNats, EmbeddedPostgres, free_port, libpq_dsn
+from tests.chaos.replication import ReplicatedPostgres
 from tests.chaos.template import SUBJECT_ROOT, TableSetup, Template
 from tests.e2e.conftest import TableServiceProcess, service_env
 
@@ -40,10 +42,13 @@ class Stack:
     nats: EmbeddedNats
     services: list[TableServiceProcess]
     tables: tuple[TableSetup, ...]
+    pair: ReplicatedPostgres | None = None
+    """The failover scenarios' primary and standby (`postgres` is then the first primary)."""
 
     @property
     def database_url(self) -> str:
-        return self.postgres.url()
+        """The services' URL: with a pair, its multi-host URL to whichever is primary."""
+        return self.pair.url if self.pair is not None else self.postgres.url()
 
     def log_tails(self) -> str:
         """Every service's log tail, for a failure message."""
@@ -111,3 +116,27 @@ async def chaos_stack(template: Template, root: Path, replicas: int = 1) -> Asyn
             postgres.thaw()  # a scenario that failed while it was frozen
         nats_server.stop()
         postgres.stop()
+
+
+@contextlib.asynccontextmanager
+async def failover_stack(template: Template, root: Path, replicas: int = 1) -> AsyncIterator[Stack]:
+    """As `chaos_stack`, on a primary and a synchronous standby (tests.chaos.replication);
+    the services connect with the pair's multi-host, read-write-only URL."""
+    shutil.copytree(template.nats_dir, root / "nats")
+    pair = ReplicatedPostgres(template.postgres_dir, root)
+    nats_server = EmbeddedNats(root / "nats")
+    services: list[TableServiceProcess] = []
+    try:
+        await pair.start()
+        await asyncio.to_thread(nats_server.start)
+        for number in range(replicas):
+            port = free_port()
+            env = service_env(pair.url, nats_server.url, SUBJECT_ROOT, port)
+            services.append(TableServiceProcess(env, port, root / f"table{number}.log"))
+        await asyncio.gather(*(s.start() for s in services))
+        yield Stack(pair.primary.server, nats_server, services, template.tables, pair)
+    finally:
+        for service in services:
+            service.kill()
+        nats_server.stop()
+        await asyncio.to_thread(pair.stop)
