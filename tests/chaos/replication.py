@@ -112,8 +112,21 @@ class ReplicatedPostgres:
     @property
     def url(self) -> str:
         """libpq's multi-host URL, as the services get it (KOZYR_DATABASE_URL)."""
+        return self.url_of("postgres")
+
+    def url_of(self, database: str) -> str:
+        """The multi-host URL of another database of the pair (matchmaking's own)."""
         hosts = ",".join(f"127.0.0.1:{node.port}" for node in self.nodes)
-        return f"postgresql://postgres@{hosts}/postgres?target_session_attrs=read-write"
+        return f"postgresql://postgres@{hosts}/{database}?target_session_attrs=read-write"
+
+    async def create_database(self, name: str) -> str:
+        """A new empty database (replicated like the rest); its multi-host URL."""
+        connection = await asyncpg.connect(_dsn(self.primary.port), timeout=5)
+        try:
+            await connection.execute(f'CREATE DATABASE "{name}"')
+        finally:
+            await connection.close()
+        return self.url_of(name)
 
     async def start(self) -> None:
         """The primary from the template, its standby from a base backup, in sync."""

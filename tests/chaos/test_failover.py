@@ -7,6 +7,9 @@
 - A switchover: the primary shut down cleanly, the standby promoted, the old primary
   its standby.
 
+Matchmaking runs beside them on its own database of the pair: after the fault it
+answers again from the new primary, without a restart (its health SERVING).
+
 After each: every acknowledged move in the log exactly once (a client whose answer was
 lost re-sends with the same request id), JetStream = the log (the relay resumed from
 the outbox on the new primary), every table verifies, every game over — the
@@ -20,18 +23,26 @@ import asyncio
 import time
 from pathlib import Path
 
+import grpc
 import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from kozyr.api.common.v1 import games_pb2
+from kozyr.client import MatchmakingClient
+from kozyr.matchmaking.service import SERVICE_NAME as MATCHMAKING
 from tests.chaos.invariants import assert_nothing_lost_or_invented
 from tests.chaos.load import Load, load_on
 from tests.chaos.replication import ReplicatedPostgres
 from tests.chaos.stack import Stack, failover_stack
 from tests.chaos.template import Template
+from tests.support.tables import token
 
 pytestmark = pytest.mark.timeout(90, func_only=True)
 
 WARM_UP_MOVES = 40
 """Moves acknowledged before the fault: it strikes the primary in full play."""
+MATCHMAKING_WAIT_SECONDS = 20.0
+"""Only a bound on a hang: matchmaking reconnects within its probe's backoff."""
 GAMES_LIMIT_SECONDS = 75.0
 """Guard only: a failover scenario also starts a standby and rewinds a node."""
 
@@ -49,8 +60,35 @@ async def first_move_after(load: Load, started: float, what: str) -> float:
     return seconds
 
 
+async def matchmaking_serves(stack: Stack) -> None:
+    """Matchmaking (idle through the fault: its pool still holds connections to the old
+    primary) answers a read from the new primary, through the SDK's retries of its
+    UNAVAILABLE, and reports SERVING: it reconnected by itself."""
+    assert stack.matchmaking is not None
+    client = MatchmakingClient(stack.matchmaking.target, token("ana"))
+    channel = grpc.aio.insecure_channel(stack.matchmaking.target)
+    try:
+        async with asyncio.timeout(MATCHMAKING_WAIT_SECONDS):
+            while True:
+                try:
+                    await client.rating(games_pb2.GAME_THREE_FIVE_EIGHT)
+                    break
+                except grpc.aio.AioRpcError as error:
+                    if error.code() != grpc.StatusCode.UNAVAILABLE:
+                        raise  # only "retry later" is expected: never INTERNAL
+            health = health_pb2_grpc.HealthStub(channel)
+            watch = health.Watch(health_pb2.HealthCheckRequest(service=MATCHMAKING))
+            while (await watch.read()).status != health_pb2.HealthCheckResponse.SERVING:
+                pass
+            watch.cancel()
+    finally:
+        await channel.close()
+        await client.close()
+
+
 def _services_rode_it_out(stack: Stack) -> None:
-    for service in stack.services:
+    assert stack.matchmaking is not None
+    for service in [*stack.services, stack.matchmaking]:
         assert service.running, stack.log_tails()
         assert service.starts == 1, stack.log_tails()
 
@@ -69,6 +107,7 @@ async def test_primary_killed_standby_promoted_old_primary_rejoins(
         await pair.promote()
         await pair.require_synchronous_standby(False)  # alone: commits must not wait
         await first_move_after(load, killed, "primary SIGKILLed, standby promoted")
+        await matchmaking_serves(stack)
 
         await pair.rejoin_as_standby()
         await pair.require_synchronous_standby(True)
@@ -95,6 +134,7 @@ async def test_switchover_demotes_the_primary_and_promotes_the_standby(
         await pair.promote()
         await pair.rejoin_as_standby()  # commits wait for it: synchronous all along
         await first_move_after(load, demoted, "switchover")
+        await matchmaking_serves(stack)
         await pair.until_synchronous()
 
         await load.finish()
