@@ -29,6 +29,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from kozyr.api.common.v1 import games_pb2
 from kozyr.client import MatchmakingClient
+from kozyr.eventstore import PostgresEventStore, StoreUnavailable
 from kozyr.matchmaking.service import SERVICE_NAME as MATCHMAKING
 from tests.chaos.invariants import assert_nothing_lost_or_invented
 from tests.chaos.load import Load, load_on
@@ -86,6 +87,17 @@ async def matchmaking_serves(stack: Stack) -> None:
         await client.close()
 
 
+async def standby_takes_no_append(pair: ReplicatedPostgres) -> None:
+    """The services' health probe says a standby cannot append (a pool still holding a
+    connection to an old primary turned standby must not report SERVING)."""
+    store = PostgresEventStore(f"postgresql://postgres@127.0.0.1:{pair.standby.port}/postgres")
+    try:
+        with pytest.raises(StoreUnavailable, match="standby"):
+            await store.check_writable()
+    finally:
+        await store.close()
+
+
 def _services_rode_it_out(stack: Stack) -> None:
     assert stack.matchmaking is not None
     for service in [*stack.services, stack.matchmaking]:
@@ -113,6 +125,7 @@ async def test_primary_killed_standby_promoted_old_primary_rejoins(
         await pair.require_synchronous_standby(True)
         await pair.until_synchronous()
         assert await pair.standby.in_recovery()
+        await standby_takes_no_append(pair)
         await load.until_acknowledged(WARM_UP_MOVES)  # in play on the restored pair
 
         await load.finish()
