@@ -1,4 +1,5 @@
-"""One scenario's own servers: PostgreSQL, NATS and 1-3 table service processes.
+"""One scenario's own servers: PostgreSQL (or a replicated pair), NATS and 1-3 table
+service processes.
 
 Never the machine's shared servers (KOZYR_DATABASE_URL / KOZYR_NATS_URL are ignored):
 a scenario stops, freezes and restarts them. Everything runs from copies of the
@@ -18,9 +19,12 @@ import asyncpg
 import psutil
 
 from kozyr.bus.relay import RELAY_LOCK_KEY
+from kozyr.eventstore import migrate
 from kozyr.infra import EmbeddedNats, EmbeddedPostgres, free_port, libpq_dsn
+from tests.chaos.replication import ReplicatedPostgres
 from tests.chaos.template import SUBJECT_ROOT, TableSetup, Template
 from tests.e2e.conftest import TableServiceProcess, service_env
+from tests.e2e.matchmaking.conftest import MatchmakingProcess
 
 LEADER_WAIT_SECONDS = 20.0
 
@@ -40,10 +44,15 @@ class Stack:
     nats: EmbeddedNats
     services: list[TableServiceProcess]
     tables: tuple[TableSetup, ...]
+    pair: ReplicatedPostgres | None = None
+    """The failover scenarios' primary and standby (`postgres` is then the first primary)."""
+    matchmaking: MatchmakingProcess | None = None
+    """The failover scenarios' matchmaking, on its own database of the pair."""
 
     @property
     def database_url(self) -> str:
-        return self.postgres.url()
+        """The services' URL: with a pair, its multi-host URL to whichever is primary."""
+        return self.pair.url if self.pair is not None else self.postgres.url()
 
     def log_tails(self) -> str:
         """Every service's log tail, for a failure message."""
@@ -111,3 +120,45 @@ async def chaos_stack(template: Template, root: Path, replicas: int = 1) -> Asyn
             postgres.thaw()  # a scenario that failed while it was frozen
         nats_server.stop()
         postgres.stop()
+
+
+@contextlib.asynccontextmanager
+async def failover_stack(template: Template, root: Path, replicas: int = 1) -> AsyncIterator[Stack]:
+    """As `chaos_stack`, on a primary and a synchronous standby (tests.chaos.replication),
+    with a matchmaking process too (its own database on the pair); the services connect
+    with the pair's multi-host, read-write-only URLs."""
+    shutil.copytree(template.nats_dir, root / "nats")
+    pair = ReplicatedPostgres(template.postgres_dir, root)
+    nats_server = EmbeddedNats(root / "nats")
+    services: list[TableServiceProcess] = []
+    others: list[TableServiceProcess] = []
+    try:
+        await pair.start()
+        await asyncio.to_thread(nats_server.start)
+        for number in range(replicas):
+            port = free_port()
+            env = service_env(pair.url, nats_server.url, SUBJECT_ROOT, port)
+            services.append(TableServiceProcess(env, port, root / f"table{number}.log"))
+        await asyncio.gather(*(s.start() for s in services))
+        matchmaking = await _matchmaking_on(pair, nats_server.url, services[0].target, root)
+        others.append(matchmaking)
+        yield Stack(pair.primary.server, nats_server, services, template.tables, pair, matchmaking)
+    finally:
+        for service in [*services, *others]:
+            service.kill()
+        nats_server.stop()
+        await asyncio.to_thread(pair.stop)
+
+
+async def _matchmaking_on(
+    pair: ReplicatedPostgres, nats_url: str, table_target: str, root: Path
+) -> MatchmakingProcess:
+    """Matchmaking on a database of its own on the pair (as deployed), migrated."""
+    url = await pair.create_database("kozyr_matchmaking")
+    await migrate(url)
+    port = free_port()
+    env = service_env(url, nats_url, SUBJECT_ROOT, port)
+    env.update(KOZYR_TABLE_TARGET=table_target, KOZYR_MATCHMAKING_TICK_SECONDS="0.5")
+    matchmaking = MatchmakingProcess(env, port, root / "matchmaking.log")
+    await matchmaking.start()
+    return matchmaking

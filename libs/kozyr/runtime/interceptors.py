@@ -6,10 +6,11 @@ into one `Edge`:
 
     TracingInterceptor   a server span, child of the caller's (kozyr.runtime.tracing)
     LoggingInterceptor   binds request_id/method, writes one line per call, records metrics
-    ErrorInterceptor     KozyrError → its status + ErrorInfo; anything else → INTERNAL
+    ErrorInterceptor     KozyrError → its status + ErrorInfo; a store (or bus) outage →
+                         UNAVAILABLE (kozyr.runtime.outages); anything else → INTERNAL
     Admission, Deadline  load, shutdown and the caller's deadline (kozyr.runtime.limits)
     AuthInterceptor      bearer JWT → Principal (contextvar), role check per method
-    (a service's own)    e.g. the table's store errors → UNAVAILABLE
+    (a service's own)    whatever a service adds, innermost
 
 so an authentication failure is mapped like any other typed error and still logged.
 """
@@ -42,12 +43,14 @@ from kozyr.runtime.auth import (
 from kozyr.runtime.errors import (
     InvalidArgument,
     KozyrError,
+    Unavailable,
     internal_error,
     parse_language,
     to_status,
 )
 from kozyr.runtime.logging import bind_log_context, get_logger, log_context
 from kozyr.runtime.metrics import observe_call
+from kozyr.runtime.outages import dependency_outage
 
 REQUEST_ID_KEY = "x-request-id"
 """Metadata key of the caller's correlation id (generated when absent or unusable)."""
@@ -355,12 +358,18 @@ async def _announce_replaced(context: Any, request_id: str, given_length: int) -
 
 
 class ErrorInterceptor(CallInterceptor):
-    """Typed errors become their status with details; anything else becomes a bare INTERNAL.
+    """Typed errors become their status with details; a dependency's outage becomes
+    UNAVAILABLE (`kozyr.runtime.outages`, the same in every service); anything else
+    becomes a bare INTERNAL.
 
     The unexpected exception is logged with its traceback here and never reaches the
     caller: its text may hold internals (SQL, paths, other players' cards). A request
     that did not parse is refused here (INVALID_ARGUMENT, MALFORMED_REQUEST).
+    `on_outage` hears of every outage met (the server's health follows them).
     """
+
+    def __init__(self, on_outage: Callable[[Unavailable], None] | None = None) -> None:
+        self._on_outage = on_outage
 
     async def stage(self, inner: Inner, method: str, request: Any, context: Any) -> Any:
         try:
@@ -371,9 +380,16 @@ class ErrorInterceptor(CallInterceptor):
             raise  # the handler aborted the call itself
         except KozyrError as error:
             await _abort(context, error)
-        except Exception:
-            _log.exception("unhandled error in handler")
-            await _abort(context, internal_error())
+        except Exception as error:
+            outage = dependency_outage(error)
+            if outage is None:
+                _log.exception("unhandled error in handler")
+                await _abort(context, internal_error())
+                return None
+            _log.warning("dependency unavailable", reason=outage.reason, error=str(error))
+            if self._on_outage is not None:
+                self._on_outage(outage)
+            await _abort(context, outage)
 
 
 async def _abort(context: Any, error: KozyrError) -> None:

@@ -53,6 +53,7 @@ from kozyr.runtime.interceptors import (
 from kozyr.runtime.limits import AdmissionInterceptor, DeadlineInterceptor
 from kozyr.runtime.logging import get_logger
 from kozyr.runtime.metrics import MetricsServer, start_metrics_server
+from kozyr.runtime.outages import OutageWatch, Probe
 from kozyr.runtime.reflection import enable_reflection
 from kozyr.runtime.settings import Settings
 from kozyr.runtime.tracing import TracingInterceptor, configure_tracing
@@ -101,6 +102,7 @@ class GrpcServer:
         interceptors: Sequence[CallInterceptor] = (),
         options: Sequence[tuple[str, Any]] = (),
         quiet_methods: Iterable[str] = QUIET_METHODS,
+        store_probe: Probe | None = None,
     ) -> None:
         self.settings = settings
         self.services = tuple(services)
@@ -115,10 +117,12 @@ class GrpcServer:
             closing=self.shutting_down,
         )
         configure_tracing(settings.service_name, settings.otlp_endpoint)
+        self.outages = OutageWatch(store_probe, self._report_health) if store_probe else None
+        """NOT_SERVING while the store is out (`kozyr.runtime.outages`), with a probe."""
         self._interceptors: list[CallInterceptor] = [
             TracingInterceptor(),
             LoggingInterceptor(quiet_methods=quiet_methods),
-            ErrorInterceptor(),
+            ErrorInterceptor(self.outages.outage if self.outages else None),
             self.admission,
             DeadlineInterceptor(settings.grpc_deadline_margin_seconds),
             AuthInterceptor(policy, verifier),
@@ -188,6 +192,14 @@ class GrpcServer:
         )
         await self.health.set(service, status)
 
+    async def _report_health(self, serving: bool) -> None:
+        """Every service (and the whole server) SERVING or NOT_SERVING, unless shutting
+        down: shutdown owns health from then on (NOT_SERVING for good)."""
+        if self.shutting_down.is_set():
+            return
+        for name in ["", *self.service_names]:
+            await self.set_serving(name, serving)
+
     async def stop(self, grace: float | None = None) -> None:
         """Shut down as described in the module docstring; safe to call more than once."""
         if self.shutting_down.is_set():
@@ -197,6 +209,8 @@ class GrpcServer:
         grace = self.settings.shutdown_grace_seconds if grace is None else grace
         _log.info("grpc server shutting down", grace_seconds=grace)
         try:
+            if self.outages is not None:
+                await self.outages.stop()
             await self.health.enter_graceful_shutdown()
             await _run_hooks(self._before_stop, grace)
             if self._server is not None:

@@ -164,6 +164,11 @@ class Settings(BaseSettings):
     database_statement_timeout_seconds: float = Field(
         5.0, gt=0, description="One SQL statement (client- and server-side)."
     )
+    allow_async_commit: bool = Field(
+        False,
+        description="Start even when the database runs with synchronous_commit=off (a crash "
+        "then loses acknowledged moves): throw-away databases only (docs/operations.md).",
+    )
 
     shutdown_grace_seconds: float = Field(10.0, ge=0)
     watch_poll_seconds: float = Field(
@@ -418,16 +423,21 @@ def normalise_database_url(value: str) -> str:
 
     Accepts postgresql://, postgres:// and postgresql+asyncpg:// (docker and managed
     databases hand out the plain forms). A socket directory may replace the host
-    (`?host=/run/postgresql`). SQLAlchemy's URL parser is imported here, when a URL is
-    given: a process without a database (`kozyr token`, the probes) never loads it.
+    (`?host=/run/postgresql`); several hosts (a primary and its standbys) are given as
+    libpq does, `h1:5432,h2:5432`, or as `?host=h1:5432&host=h2:5432`, with
+    `target_session_attrs=read-write` (kozyr.eventstore.urls). SQLAlchemy's URL parser
+    is imported here, when a URL is given: a process without a database (`kozyr token`,
+    the probes) never loads it.
     """
     from sqlalchemy.engine import make_url
     from sqlalchemy.exc import ArgumentError
 
+    from kozyr.eventstore.urls import hosts_in_query
+
     hint = "expected postgresql+asyncpg://user:password@host:5432/database"
     try:
-        url = make_url(value)
-    except ArgumentError:
+        url = make_url(hosts_in_query(value))
+    except (ArgumentError, ValueError):
         raise ValueError(f"not a URL ({hint})") from None
     if url.drivername not in _POSTGRES_DRIVERS:
         raise ValueError(f"not a PostgreSQL URL: scheme {url.drivername!r} ({hint})")

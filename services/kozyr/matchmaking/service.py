@@ -38,6 +38,7 @@ from kozyr.bus.subjects import PUBLIC_CHANNEL, category_filter
 from kozyr.bus.work import MessageWorker, stop_workers
 from kozyr.client.caller import ServiceCaller
 from kozyr.eventstore import PostgresEventStore
+from kozyr.eventstore.durability import check_commit_durability
 from kozyr.eventstore.readiness import until_migrated
 from kozyr.matchmaking import metrics
 from kozyr.matchmaking.book import LobbyBook
@@ -123,7 +124,10 @@ class MatchmakingService:
             delay=matchmaking.create_delay_seconds,
         )  # fmt: skip
         self.server = GrpcServer(
-            settings, [ServiceSpec(SERVICE_NAME, self._register)], auth=AUTH_POLICY
+            settings,
+            [ServiceSpec(SERVICE_NAME, self._register)],
+            auth=AUTH_POLICY,
+            store_probe=self.store.check_writable,
         )
         self.servicer = MatchmakingServicer(
             self.book, self.ratings, self.placer, self.clock, matchmaking.rules,
@@ -147,6 +151,9 @@ class MatchmakingService:
         assert self.settings.database_url is not None
         await until_migrated(self.settings.database_url)
         await self.store.open()
+        await check_commit_durability(
+            self.store, allow_async_commit=self.settings.allow_async_commit
+        )
         await self.book.load()
         self.relay.start()
         nc = self._nc = await connect_when_reachable(

@@ -5,7 +5,7 @@ every call fails; load balancers and Kubernetes would route players to it. Inste
 table service checks the schema before it starts serving, reports NOT_SERVING (for its
 service and for the whole server) while tables are missing, re-checks every
 `interval` seconds, and turns SERVING once the migration has run. Calls that arrive
-meanwhile answer UNAVAILABLE with reason SCHEMA_NOT_MIGRATED (kozyr.table.edge).
+meanwhile answer UNAVAILABLE with reason SCHEMA_NOT_MIGRATED (kozyr.runtime.outages).
 """
 
 from __future__ import annotations

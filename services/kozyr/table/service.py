@@ -14,11 +14,11 @@ from kozyr.api.table.v1 import table_service_pb2, table_service_pb2_grpc
 from kozyr.bus.service_relay import ServiceRelay
 from kozyr.bus.streams import TABLE_CATEGORIES
 from kozyr.eventstore import PostgresEventStore
+from kozyr.eventstore.durability import check_commit_durability
 from kozyr.runtime import AuthPolicy, GrpcServer, ServiceSpec, Settings, service_full_name
 from kozyr.runtime.auth import Role
 from kozyr.table import workers
 from kozyr.table.app import TableApp
-from kozyr.table.edge import StoreErrorInterceptor
 from kozyr.table.listener import TableChangeListener
 from kozyr.table.notifier import TableNotifier
 from kozyr.table.poller import WatchPoller
@@ -66,8 +66,8 @@ class TableService:
             settings,
             [ServiceSpec(SERVICE_NAME, self._register)],
             auth=AUTH_POLICY,
-            interceptors=[StoreErrorInterceptor()],
             options=workers.reuse_port_options(settings),
+            store_probe=self.store.check_writable,
         )
         self.servicer.shutting_down = self.server.shutting_down
         self.schema = SchemaWatch(settings.database_url, self.server, [SERVICE_NAME])
@@ -79,6 +79,9 @@ class TableService:
     async def start(self) -> int:
         """Connect everything and serve; returns the bound gRPC port."""
         await self.store.open()
+        await check_commit_durability(
+            self.store, allow_async_commit=self.settings.allow_async_commit
+        )
         self.relay.start()
         # Play needs only PostgreSQL: NATS (wake-ups from other replicas, the relay's
         # publishing) is joined in the background and caught up when it arrives.

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import asyncpg
 import grpc
 import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
 from prometheus_client import REGISTRY
 
 from kozyr.api.common.v1 import games_pb2
@@ -243,3 +244,37 @@ async def test_a_statement_postgresql_cancels_is_unavailable_then_settles_once(
     assert caught.value.code() == grpc.StatusCode.UNAVAILABLE, caught.value
     assert error_details(caught.value).reason == "STORE_UNAVAILABLE"
     await settles_once(patient, move)
+
+
+async def test_health_is_not_serving_while_postgres_is_down_then_serving_again(
+    impatient: Running,
+) -> None:
+    """Issue 24: a move on a stopped PostgreSQL is UNAVAILABLE, health turns NOT_SERVING
+    (load balancers send the calls elsewhere); once PostgreSQL is back the same service
+    reports SERVING and the same request is applied once, no restart."""
+    move = await next_move(impatient.target)
+    await asyncio.to_thread(impatient.postgres.stop)
+    try:
+        error = await refused(impatient.target, move, deadline=CALLER_DEADLINE_SECONDS)
+        assert error.code() == grpc.StatusCode.UNAVAILABLE, error
+        assert error_details(error).reason == "STORE_UNAVAILABLE"
+        await health_becomes(impatient.target, NOT_SERVING)
+    finally:
+        await asyncio.to_thread(impatient.postgres.start)
+    await health_becomes(impatient.target, SERVING)
+    await settles_once(impatient, move)
+
+
+NOT_SERVING = health_pb2.HealthCheckResponse.NOT_SERVING
+SERVING = health_pb2.HealthCheckResponse.SERVING
+
+
+async def health_becomes(target: str, status: int) -> None:
+    """Wait (bounded by the caller's deadline) until the service reports `status`."""
+    async with grpc.aio.insecure_channel(target) as channel:
+        health = health_pb2_grpc.HealthStub(channel)
+        watch = health.Watch(health_pb2.HealthCheckRequest(service=SERVICE_NAME))
+        async with asyncio.timeout(CALLER_DEADLINE_SECONDS):
+            while (await watch.read()).status != status:
+                pass
+        watch.cancel()

@@ -3,8 +3,13 @@ database URLs are accepted in both spellings (kozyr.eventstore.urls)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import asyncpg
 import pytest
+from asyncpg.connect_utils import SessionAttribute, _parse_connect_dsn_and_args
+from sqlalchemy.dialects.postgresql.asyncpg import dialect as asyncpg_dialect
+from sqlalchemy.engine import make_url
 
 from kozyr.eventstore.dberrors import translate, translate_errors
 from kozyr.eventstore.errors import (
@@ -60,3 +65,34 @@ def test_database_urls_in_both_spellings() -> None:
     assert asyncpg_dsn(plain) == plain
     with pytest.raises(ValueError, match="PostgreSQL"):
         sqlalchemy_url("mysql://db/x")
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "postgresql://kozyr@pg-1:5432,pg-2:5433/kozyr?target_session_attrs=read-write",
+        "postgresql+asyncpg://kozyr@/kozyr?host=pg-1:5432&host=pg-2:5433"
+        "&target_session_attrs=read-write",
+    ],
+)
+def test_several_hosts_reach_asyncpg_with_target_session_attrs(url: str) -> None:
+    """A primary and its standby, in libpq's or SQLAlchemy's spelling: asyncpg gets
+    both hosts (its own parser keeps only the last `?host=`) and connects to the
+    writable one; SQLAlchemy's dialect gets both as well."""
+    dsn = asyncpg_dsn(url)
+    assert dsn == "postgresql://kozyr@pg-1:5432,pg-2:5433/kozyr?target_session_attrs=read-write"
+    addresses, params = _parse_connect_dsn_and_args(dsn=dsn, **_NO_ARGUMENTS)
+    assert addresses == [("pg-1", 5432), ("pg-2", 5433)]
+    assert params.target_session_attrs == SessionAttribute.read_write
+    dialect = asyncpg_dialect()  # type: ignore[no-untyped-call]
+    _, arguments = dialect.create_connect_args(make_url(sqlalchemy_url(url)))  # type: ignore[no-untyped-call]
+    assert arguments["host"] == ["pg-1", "pg-2"]
+    assert arguments["port"] == [5432, 5433]
+    assert arguments["target_session_attrs"] == "read-write"
+
+
+_NO_ARGUMENTS: dict[str, Any] = dict.fromkeys(
+    ["host", "port", "user", "password", "passfile", "database", "ssl", "service",
+     "servicefile", "direct_tls", "server_settings", "target_session_attrs", "krbsrvname",
+     "gsslib"]
+)  # fmt: skip

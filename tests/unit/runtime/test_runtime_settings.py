@@ -64,6 +64,11 @@ def test_an_empty_variable_counts_as_unset(monkeypatch: pytest.MonkeyPatch) -> N
             "postgresql://u@/kozyr?host=/run/postgresql",
             "postgresql+asyncpg://u@/kozyr?host=%2Frun%2Fpostgresql",
         ),
+        (  # a primary and its standby, libpq's spelling: the primary is the writable one
+            "postgresql://u@pg-1:5432,pg-2:5433/kozyr?target_session_attrs=read-write",
+            "postgresql+asyncpg://u@/kozyr?host=pg-1%3A5432&host=pg-2%3A5433"
+            "&target_session_attrs=read-write",
+        ),
     ],
 )
 def test_database_urls_are_normalised_to_asyncpg(given: str, expected: str) -> None:
