@@ -637,6 +637,9 @@ async def players(
 ) -> None:
     """Issue 25: watching players beside the floor's second mode, human pace, spectators
     — on a service of its own (none of the tables played above in its memory)."""
+    parts = (args.watching_tables, args.watching_khozor_tables, args.spectators)
+    if not any(parts) and not args.human_tables and not args.human_khozor_tables:
+        return
     service = ServiceProcess(database_url, nats_url, workers=args.workers)
     await service.start()
     print(f"watching players: table service pid {service.pid}", file=sys.stderr)
