@@ -35,6 +35,8 @@ from kozyr.client import TableClient
 from tests.bench.floor import FloorClient, FloorProcess, payload
 from tests.support.tables import PlayerClient
 
+CREATING = 16
+"""Tables created at once before a run (a thousand, one by one, took a minute)."""
 DRAIN_SECONDS = 2.0
 """After the clock stops, how long a closed loop's calls in flight may take to return."""
 
@@ -189,23 +191,21 @@ async def kozyr_tables(
 ) -> list[WatchedTable]:
     """`count` new tables of `game`, a client per seat and per spectator."""
     run = uuid.uuid4().hex[:6]
-    tables: list[WatchedTable] = []
-    async with TableClient(target, service_token) as matchmaker:
-        for index in range(count):
-            players = [f"w{run}-t{index}-p{seat}" for seat in range(seats)]
+    limit = asyncio.Semaphore(CREATING)
+
+    async def create(matchmaker: TableClient, index: int) -> WatchedTable:
+        players = [f"w{run}-t{index}-p{seat}" for seat in range(seats)]
+        async with limit:
             created = await matchmaker.create_table(game, players)
-            tables.append(
-                KozyrTable(
-                    created.table_id,
-                    [PlayerClient(target, token(p)) for p in players],
-                    [
-                        PlayerClient(target, token(f"w{run}-t{index}-s{s}"))
-                        for s in range(spectators)
-                    ],
-                    random.Random(index),
-                )
-            )
-    return tables
+        return KozyrTable(
+            created.table_id,
+            [PlayerClient(target, token(p)) for p in players],
+            [PlayerClient(target, token(f"w{run}-t{index}-s{s}")) for s in range(spectators)],
+            random.Random(index),
+        )
+
+    async with TableClient(target, service_token) as matchmaker:
+        return list(await asyncio.gather(*(create(matchmaker, i) for i in range(count))))
 
 
 # -- the floor's second mode ----------------------------------------------------------------
