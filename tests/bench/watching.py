@@ -35,6 +35,9 @@ from kozyr.client import TableClient
 from tests.bench.floor import FloorClient, FloorProcess, payload
 from tests.support.tables import PlayerClient
 
+FINISHED = -1
+"""The seat to move, once the game is over: every seat's task ends (when every table of a
+run has finished, the run ends there, its time is the time played)."""
 CREATING = 16
 """Tables created at once before a run (a thousand, one by one, took a minute)."""
 DRAIN_SECONDS = 2.0
@@ -73,7 +76,8 @@ class WatchedTable:
         """(version moved on, when the call was sent) of every accepted move."""
 
     def open(self, index: int) -> AsyncIterator[tuple[int, int | None, object]]:
-        """Stream `index`: (version, seat to move or None, what the mover needs)."""
+        """Stream `index`: (version, seat to move — None: nobody, FINISHED: the game is
+        over —, what the mover needs)."""
         raise NotImplementedError
 
     async def move(self, seat: int, state: object) -> bool:
@@ -108,6 +112,8 @@ class WatchedTable:
             if stream.latest is None or stop.is_set():
                 continue
             version, mover, state = stream.latest
+            if mover == FINISHED:
+                return
             if mover != seat or version <= self.acted:
                 continue
             self.acted = version
@@ -159,7 +165,9 @@ class KozyrTable(WatchedTable):
     async def open(self, index: int) -> AsyncIterator[tuple[int, int | None, object]]:
         seat = index if index < self.seats else None
         async for view in self.clients[index].watch(self.table_id, seat=seat):
-            mover = view.turn.seats[0] if view.turn.seats and not view.finished else None
+            mover = view.turn.seats[0] if view.turn.seats else None
+            if view.finished:
+                mover = FINISHED
             yield view.version, mover, view
 
     async def move(self, seat: int, state: object) -> bool:
@@ -318,6 +326,9 @@ async def play(
         for task in done:
             task.result()  # a seat that failed fails the run
         await asyncio.sleep(0.5)  # the streams receive the last moves
+        for task in following:
+            if task.done():
+                task.result()  # a stream that broke fails the run, not just its figures
     finally:
         for task in following:
             task.cancel()
