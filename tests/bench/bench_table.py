@@ -3,6 +3,9 @@
     .venv/bin/python tests/bench/bench_table.py [--tables 1 10 100] [--khozor-tables 100]
         [--max-actions 100] [--open-tables 300] [--open-seconds 30] [--workers 1]
         [--scaling 2] [--full] [--no-fsync] [--profile]
+        [--watching-tables 100] [--watching-khozor-tables 50] [--watching-seconds 15]
+        [--human-tables 250 500 1000] [--human-khozor-tables 100 200 400]
+        [--human-seconds 30] [--spectators 20]
 
 PostgreSQL and NATS come from $KOZYR_DATABASE_URL / $KOZYR_NATS_URL, else kozyr.infra
 starts embedded servers in a temporary directory (fsync on unless --no-fsync). A
@@ -39,9 +42,25 @@ time before each move, offered 60 % of the largest closed-loop 3-5-8 run's throu
 for `--open-seconds`. `--scaling N`: the largest 3-5-8 run again on a service of N
 worker processes (KOZYR_TABLE_WORKERS), and the ratio to one worker.
 
---profile samples the service process with py-spy during the largest 3-5-8 run and
-prints its busiest functions (self and inclusive share of the samples in which the
-service was running Python, not waiting).
+--profile samples the service process with py-spy during the largest 3-5-8 run (the
+watching players' 3-5-8 run when there is one) and prints its busiest functions (self and
+inclusive share of the samples in which the service was running Python, not waiting).
+
+Watching players (issue 25, `tests/bench/watching.py`), on a fresh service process after
+the runs above: every seat holds a WatchTable stream on its own view and moves when its
+stream shows its turn — one SubmitAction per move, no GetTable in the loop, no spectator.
+Closed loop for --watching-seconds on --watching-tables 3-5-8 tables and
+--watching-khozor-tables Khözör tables (8 watching seats), each beside the floor's second
+mode in the same run with the same N streams per table (a bare grpc.aio call committing one
+row and pushing one ~300-byte message to each stream; the seat named in the push calls
+next): moves/s, CPU per move, their ratios, and move → every watcher p50/p99 (from the
+mover sending its call to the last of the table's streams receiving the new version).
+Human pace: open loop at --human-rate moves/s per table (exponential think times) for
+--human-seconds on each of --human-tables / --human-khozor-tables: SubmitAction p99, move
+→ every watcher p99 and the service's CPU, and the largest count meeting 50 ms for both.
+Spectators: one Khözör table closed loop with --spectators WatchTable streams without a
+seat, against none: the ratio of CPU per move. An empty list (`--human-tables` alone)
+or 0 skips a part.
 
 A full 3-5-8 game is 18 deals (~900 moves); tables counts from --cap-from (default 100)
 play only their first --max-actions moves, unless --full. Figures are printed, never
@@ -81,6 +100,7 @@ from kozyr.runtime.auth import Role, mint_token
 from kozyr.table.service import SERVICE_NAME
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # run as a script
+from tests.bench import watching
 from tests.bench.floor import FloorProcess, FloorResult, run_floor
 from tests.support.tables import PlayerClient
 
@@ -484,6 +504,12 @@ def hotspots(collapsed: Path, top: int = 25) -> None:
             print(f"    {100 * count / max(total, 1):5.1f}%  {frame}")
 
 
+def keep(collapsed: Path, output: Path | None) -> None:
+    """Copy the collapsed stacks to `output` (--profile-output), if given."""
+    if output is not None:
+        output.write_text(collapsed.read_text())
+
+
 def _short(frame: str) -> str:
     """`name (path/to/pkg/module.py:12)` → `name (pkg/module.py)`: one entry per function."""
     name, _, where = frame.partition(" (")
@@ -509,6 +535,8 @@ def ms(values: Sequence[float]) -> str:
 
 
 def report(results: Sequence[Result]) -> None:
+    if not results:
+        return
     print(
         "\nworkers game    tables  moves/table  loop     actions  seconds  actions/s   "
         "SubmitAction ms         GetTable ms             append→watcher ms   refused"
@@ -575,6 +603,7 @@ def report(results: Sequence[Result]) -> None:
 
 
 async def bench(args: argparse.Namespace, server_url: str, nats_url: str) -> list[Result]:
+    """Issue 13's runs, then issue 25's (printed as soon as they are done)."""
     async with scratch_database(server_url) as database_url:
         await migrate(database_url)
         floor = FloorProcess(database_url)
@@ -597,9 +626,104 @@ async def bench(args: argparse.Namespace, server_url: str, nats_url: str) -> lis
         try:
             for workers in args.scaling:
                 results.append(await scaled(database_url, nats_url, floor, floors, workers, args))
+            await players(database_url, nats_url, floor, args)
             return results
         finally:
             floor.stop()
+
+
+async def players(
+    database_url: str, nats_url: str, floor: FloorProcess, args: argparse.Namespace
+) -> None:
+    """Issue 25: watching players beside the floor's second mode, human pace, spectators
+    — on a service of its own (none of the tables played above in its memory)."""
+    parts = (args.watching_tables, args.watching_khozor_tables, args.spectators)
+    if not any(parts) and not args.human_tables and not args.human_khozor_tables:
+        return
+    service = ServiceProcess(database_url, nats_url, workers=args.workers)
+    await service.start()
+    print(f"watching players: table service pid {service.pid}", file=sys.stderr)
+    try:
+        await watched(service, KHOZOR, 1, 5.0)  # warm-up: imports, caches, pools
+        closed = []
+        for game, count in (
+            (THREE_FIVE_EIGHT, args.watching_tables),
+            (KHOZOR, args.watching_khozor_tables),
+        ):
+            if count:
+                profile = args.profile and game is THREE_FIVE_EIGHT and service.workers == 1
+                kozyr = await watched(
+                    service,
+                    game,
+                    count,
+                    args.watching_seconds,
+                    profile=profile,
+                    profile_output=args.profile_output,
+                )
+                closed.append((kozyr, await floored(floor, game, count, args.watching_seconds)))
+        think = 1 / args.human_rate
+        human = [
+            await watched(service, game, count, args.human_seconds, think=think)
+            for game, counts in (
+                (THREE_FIVE_EIGHT, args.human_tables),
+                (KHOZOR, args.human_khozor_tables),
+            )
+            for count in counts
+        ]
+        spectators = []
+        if args.spectators:
+            none = await watched(service, KHOZOR, 1, args.watching_seconds)
+            some = await watched(
+                service, KHOZOR, 1, args.watching_seconds, spectators=args.spectators
+            )
+            spectators.append((none, some))
+    finally:
+        service.stop()
+    watching.report(closed, human, spectators)
+
+
+async def watched(
+    service: ServiceProcess,
+    game: Game,
+    count: int,
+    seconds: float,
+    *,
+    think: float = 0.0,
+    spectators: int = 0,
+    profile: bool = False,
+    profile_output: Path | None = None,
+) -> watching.Result:
+    """`count` tables of `game` played by watching seats (and `spectators` each)."""
+    loop = "closed loop" if not think else f"open loop, {1 / think:.1f} moves/s a table"
+    print(f"watching players: {game.name}, {count} table(s), {loop} …", file=sys.stderr)
+    tables = await watching.kozyr_tables(
+        service.target,
+        count,
+        game.code,
+        game.seats,
+        spectators,
+        token,
+        token("matchmaker", Role.SERVICE),
+    )
+    play = watching.play(
+        "kozyr", game.name, tables, lambda: tree_cpu_seconds(service.pid), seconds, think
+    )
+    if not profile:
+        return await play
+    with tempfile.TemporaryDirectory() as scratch:
+        collapsed = Path(scratch) / "service.txt"
+        with sampled(service.pid, collapsed):
+            result = await play
+        hotspots(collapsed)
+        keep(collapsed, profile_output)
+    return result
+
+
+async def floored(floor: FloorProcess, game: Game, count: int, seconds: float) -> watching.Result:
+    """The floor's second mode with `count` tables of `game.seats` watching seats."""
+    print(f"floor, second mode: {count} table(s) of {game.seats} streams …", file=sys.stderr)
+    tables = watching.floor_tables(floor, count, game.seats, token)
+    return await watching.play("floor", game.name, tables, lambda: cpu_seconds(floor.pid), seconds)
 
 
 async def scaled(
@@ -638,7 +762,7 @@ async def measure(
     capped = not args.full and count >= args.cap_from
     print(f"{game.name}: {count} table(s) …", file=sys.stderr)
     play = run(service, count, args.max_actions if capped else None, game)
-    profiled = args.profile and service.workers == 1
+    profiled = args.profile and service.workers == 1 and not args.watching_tables
     if not (profiled and game is THREE_FIVE_EIGHT and count == max(args.tables)):
         result = await play
     else:
@@ -700,6 +824,14 @@ def parse_arguments() -> argparse.Namespace:
         default=[2],
         help="worker counts the largest 3-5-8 run is repeated with (separate services)",
     )
+    parser.add_argument("--watching-tables", type=int, default=100, help="3-5-8, 0: none")
+    parser.add_argument("--watching-khozor-tables", type=int, default=50, help="0: none")
+    parser.add_argument("--watching-seconds", type=float, default=15.0)
+    parser.add_argument("--human-tables", type=int, nargs="*", default=[250, 500, 1000])
+    parser.add_argument("--human-khozor-tables", type=int, nargs="*", default=[100, 200, 400])
+    parser.add_argument("--human-seconds", type=float, default=30.0)
+    parser.add_argument("--human-rate", type=float, default=0.2, help="moves/s per table")
+    parser.add_argument("--spectators", type=int, default=20, help="0: no spectator run")
     parser.add_argument("--no-fsync", action="store_true", help="embedded PostgreSQL only")
     parser.add_argument("--profile", action="store_true", help="py-spy the largest run")
     parser.add_argument(

@@ -10,6 +10,14 @@ no rule, no read, no hash, no outbox, no relay. `bench_table.py` drives it with 
 same client machinery as the table service (`ServiceClient`: a channel per caller, the
 bearer token and retry policy in every call) at the same concurrency, in the same run,
 and prints the table service's figures as ratios to it (issue 13).
+
+Second mode, the floor of the same work as a watched move (issue 25): the same process
+also serves `Watch` (a server stream per seat of a table, raw bytes) and `Move` (unary).
+`Move` commits one ~300-byte row exactly like `Commit`, then pushes one ~300-byte message
+to each of the table's N open `Watch` streams; the message names the table's new version
+and the seat to move next, and that seat calls `Move` next (`run_watched_floor`). Nothing
+else: no game, no per-seat view, no NATS, no auth check. A stream's first message is the
+table's state when it opens, like WatchTable's first view.
 """
 
 from __future__ import annotations
@@ -22,7 +30,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -38,6 +46,10 @@ from tests.support.tables import OWN_CONNECTION
 
 SERVICE = "kozyr.bench.v1.Floor"
 METHOD = f"/{SERVICE}/Commit"
+MOVE = f"/{SERVICE}/Move"
+WATCH = f"/{SERVICE}/Watch"
+PUSH_PAD = 280
+"""Bytes of padding in a push: with its header, about the size of a row (~300 bytes)."""
 POOL_SIZE = 20
 """The table service's pool (`TableService(pool_size=20)`)."""
 START_TIMEOUT = 60.0
@@ -65,22 +77,79 @@ def payload(caller: int, call: int) -> bytes:
     return json.dumps(body, separators=(",", ":")).encode()
 
 
+def move_request(table: str, seat: int, version: int, row: bytes) -> bytes:
+    """A `Move`: one header line (table, seat, the version the seat saw), then the row."""
+    return f"{table} {seat} {version}\n".encode() + row
+
+
+def push(version: int, next_seat: int) -> bytes:
+    """What every stream of a table receives after a move: ~300 bytes, header first."""
+    return f"{version} {next_seat}\n".encode() + b"x" * PUSH_PAD
+
+
+def parse_push(message: bytes) -> tuple[int, int]:
+    """(version, seat to move next) of a push."""
+    version, _, rest = message.partition(b" ")
+    return int(version), int(rest.partition(b"\n")[0])
+
+
+@dataclass
+class _FloorTable:
+    """A table of the second mode in the floor process: its version, seats, streams."""
+
+    seats: int
+    version: int = 0
+    next_seat: int = 0
+    streams: list[asyncio.Queue[bytes]] = field(default_factory=list)
+
+
 # -- the server process ---------------------------------------------------------------------
 
 
 async def serve(database_url: str, port: int) -> None:
-    """Serve `Commit` on 127.0.0.1:`port` until SIGTERM."""
+    """Serve `Commit`, `Move` and `Watch` on 127.0.0.1:`port` until SIGTERM."""
     pool = await asyncpg.create_pool(libpq_dsn(database_url), min_size=1, max_size=POOL_SIZE)
     async with pool.acquire() as connection:
         await connection.execute(SCHEMA)
+    tables: dict[str, _FloorTable] = {}
 
     async def commit(request: bytes, context: grpc.aio.ServicerContext) -> bytes:
         async with pool.acquire() as connection:
             await connection.execute(INSERT, "floor", request.decode())
         return b"ok"
 
+    async def move(request: bytes, context: grpc.aio.ServicerContext) -> bytes:
+        header, _, row = request.partition(b"\n")
+        table_id, seat, _seen = header.decode().split()
+        async with pool.acquire() as connection:
+            await connection.execute(INSERT, table_id, row.decode())
+        table = tables[table_id]
+        table.version += 1
+        table.next_seat = (int(seat) + 1) % table.seats
+        message = push(table.version, table.next_seat)
+        for stream in table.streams:
+            stream.put_nowait(message)
+        return b"ok"
+
+    async def watch(request: bytes, context: grpc.aio.ServicerContext) -> AsyncIterator[bytes]:
+        table_id, seats = request.decode().split()
+        table = tables.setdefault(table_id, _FloorTable(int(seats)))
+        stream: asyncio.Queue[bytes] = asyncio.Queue()
+        table.streams.append(stream)
+        try:
+            yield push(table.version, table.next_seat)
+            while True:
+                yield await stream.get()
+        finally:
+            table.streams.remove(stream)
+
     handler = grpc.method_handlers_generic_handler(
-        SERVICE, {"Commit": grpc.unary_unary_rpc_method_handler(commit)}
+        SERVICE,
+        {
+            "Commit": grpc.unary_unary_rpc_method_handler(commit),
+            "Move": grpc.unary_unary_rpc_method_handler(move),
+            "Watch": grpc.unary_stream_rpc_method_handler(watch),
+        },
     )
     server = grpc.aio.server()
     server.add_generic_rpc_handlers((handler,))
@@ -108,6 +177,8 @@ class FloorClient(ServiceClient):
         options = [*channel_options(services=(SERVICE,)), OWN_CONNECTION]
         self._channel = grpc.aio.insecure_channel(target, options=options)
         self._commit = self._channel.unary_unary(METHOD)
+        self._move = self._channel.unary_unary(MOVE)
+        self._watch = self._channel.unary_stream(WATCH)
 
     async def close(self) -> None:
         await self._shared.close()
@@ -118,6 +189,26 @@ class FloorClient(ServiceClient):
             row, metadata=self.metadata, timeout=30.0, wait_for_ready=wait_for_ready
         )
         return reply
+
+    async def connect(self) -> None:
+        """Open this client's connection now (gRPC would open it on the first call)."""
+        await self._channel.channel_ready()
+
+    async def move(self, table: str, seat: int, version: int, row: bytes) -> bytes:
+        """The second mode's unary call: commit `row`, push to every stream of `table`."""
+        reply: bytes = await self._move(
+            move_request(table, seat, version, row), metadata=self.metadata, timeout=30.0
+        )
+        return reply
+
+    async def watch(self, table: str, seats: int) -> AsyncIterator[tuple[int, int]]:
+        """(version, seat to move next) of every push to this stream of `table`."""
+        call = self._watch(f"{table} {seats}".encode(), metadata=self.metadata)
+        try:
+            async for message in call:
+                yield parse_push(message)
+        finally:
+            call.cancel()
 
 
 @dataclass
