@@ -142,21 +142,30 @@ def _sites(trees: dict[Path, ast.Module], classes: dict[str, str]) -> Iterator[_
 
 
 def _constants(trees: dict[Path, ast.Module]) -> dict[str, str]:
-    """Class-level string constants as "Class.NAME" → value (AuthFailure.MISSING)."""
+    """String constants: class-level ones as "Class.NAME" → value (AuthFailure.MISSING),
+    module-level ones as "path:NAME" → value (outages.py's STORE_UNAVAILABLE)."""
     found = {}
-    for tree in trees.values():
+    for path, tree in trees.items():
+        for name, value in _string_assignments(tree.body):
+            found[f"{path.as_posix()}:{name}"] = value
         for node in ast.walk(tree):
             if isinstance(node, ast.ClassDef):
-                for item in node.body:
-                    if (
-                        isinstance(item, ast.Assign)
-                        and len(item.targets) == 1
-                        and isinstance(item.targets[0], ast.Name)
-                        and isinstance(item.value, ast.Constant)
-                        and isinstance(item.value.value, str)
-                    ):
-                        found[f"{node.name}.{item.targets[0].id}"] = item.value.value
+                for name, value in _string_assignments(node.body):
+                    found[f"{node.name}.{name}"] = value
     return found
+
+
+def _string_assignments(body: list[ast.stmt]) -> Iterator[tuple[str, str]]:
+    """`NAME = "text"` statements of one body."""
+    for item in body:
+        if (
+            isinstance(item, ast.Assign)
+            and len(item.targets) == 1
+            and isinstance(item.targets[0], ast.Name)
+            and isinstance(item.value, ast.Constant)
+            and isinstance(item.value.value, str)
+        ):
+            yield item.targets[0].id, item.value.value
 
 
 _CallIndex = dict[str, list[tuple[str, str | None, list[str], ast.Call]]]
@@ -227,6 +236,8 @@ def _reasons_of(site: _Site, calls: _CallIndex, constants: dict[str, str]) -> li
     if isinstance(first, ast.Name) and first.id in site.params and site.function:
         index = site.params.index(first.id)
         return list(_literal_calls(calls, site.function, index)) or None
+    if isinstance(first, ast.Name) and f"{site.path}:{first.id}" in constants:
+        return [constants[f"{site.path}:{first.id}"]]
     if isinstance(first, ast.JoinedStr) and site.function:
         # f"INVALID_{field.upper()}": the literal fields its callers give
         parts = first.values
