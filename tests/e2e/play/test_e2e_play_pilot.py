@@ -41,7 +41,7 @@ async def test_a_private_table_against_computers_is_drawn_and_played_by_keys(
         await until(pilot, lambda: _mine(app))
         table = screen_text(app, "table")
         assert "Deal 1/18" in table
-        assert "ana (you) [person · online]" in table
+        assert "ana (you) [person · not seen yet]" in table  # no clock: never recorded
         assert table.count("[computer easy · online]") == 2
         assert "contracts left: ♠ ♥ ♦ ♣ NT MT" in table
         turn = screen_text(app, "turn")
@@ -144,7 +144,7 @@ async def test_khozor_shows_teams_and_pile_and_toggles_a_signal(play_stack: Play
         view = app.view
         assert view is not None
         table = screen_text(app, "table")
-        assert "Team A · ana (you) [person · online]" in table
+        assert "Team A · ana (you) [person · not seen yet]" in table  # no clock here
         assert table.count("[computer normal · online]") == 7
         assert "Reserve: " in table
         assert "p pick up · t 3-set signal · f 5-set signal" in screen_text(app, "keys")

@@ -111,7 +111,8 @@ async def test_a_whole_3_5_8_game_at_the_keyboard_against_two_computers(
         found = TABLE_ID.search(screen)
         assert found, screen
         table_id = found.group(1)
-        assert "ana (you) [person · online]" in screen
+        # no clock here: nobody records her presence, so the screen says so
+        assert "ana (you) [person · not seen yet]" in screen
         assert screen.count("[computer easy · online]") == 2
 
         moves = await _play_until_over(terminal)
