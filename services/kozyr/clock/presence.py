@@ -34,7 +34,7 @@ from nats.js.errors import BadRequestError, KeyNotFoundError, KeyWrongLastSequen
 from nats.js.kv import KeyValue
 
 from kozyr.api.clock.v1 import presence_pb2
-from kozyr.bus.streams import jetstream_name
+from kozyr.bus.streams import ensure_replicas, jetstream_name
 from kozyr.bus.subjects import presence_subject
 
 PLAYER_ID = re.compile(r"[A-Za-z0-9_-]{1,128}")
@@ -64,7 +64,13 @@ class PresenceBook:
     """The presence bucket: heartbeats in, online/offline out."""
 
     def __init__(
-        self, nc: NatsClient, js: JetStreamContext, root: str, offline_after: float
+        self,
+        nc: NatsClient,
+        js: JetStreamContext,
+        root: str,
+        offline_after: float,
+        *,
+        replicas: int = 1,
     ) -> None:
         self._nc = nc
         self._js = js
@@ -72,6 +78,7 @@ class PresenceBook:
         self.bucket = presence_bucket(root)
         self.stream = f"KV_{self.bucket}"
         self.offline_after = offline_after
+        self.replicas = replicas
         self._kv: KeyValue | None = None
 
     async def open(self) -> None:
@@ -82,13 +89,16 @@ class PresenceBook:
             ttl=self.offline_after,
             storage=StorageType.FILE,
             limit_marker_ttl=MARKER_TTL_SECONDS,
+            replicas=self.replicas,
         )
         try:
             self._kv = await self._js.create_key_value(config)
         except BadRequestError:  # it exists with another configuration: adopt ours
             info = await self._js.stream_info(self.stream)
-            info.config.max_age = self.offline_after
-            await self._js.update_stream(info.config)
+            if info.config.max_age != self.offline_after:
+                info.config.max_age = self.offline_after
+                await self._js.update_stream(info.config)
+            await ensure_replicas(self._js, self.stream, self.replicas)
             self._kv = await self._js.key_value(self.bucket)
 
     @property
