@@ -6,7 +6,8 @@ into one `Edge`:
 
     TracingInterceptor   a server span, child of the caller's (kozyr.runtime.tracing)
     LoggingInterceptor   binds request_id/method, writes one line per call, records metrics
-    ErrorInterceptor     KozyrError → its status + ErrorInfo; anything else → INTERNAL
+    ErrorInterceptor     KozyrError → its status + ErrorInfo; a bus (NATS) outage →
+                         UNAVAILABLE BUS_UNAVAILABLE; anything else → INTERNAL
     Admission, Deadline  load, shutdown and the caller's deadline (kozyr.runtime.limits)
     AuthInterceptor      bearer JWT → Principal (contextvar), role check per method
     (a service's own)    e.g. the table's store errors → UNAVAILABLE
@@ -20,6 +21,7 @@ import asyncio
 import functools
 import inspect
 import re
+import sys
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
@@ -42,6 +44,7 @@ from kozyr.runtime.auth import (
 from kozyr.runtime.errors import (
     InvalidArgument,
     KozyrError,
+    Unavailable,
     internal_error,
     parse_language,
     to_status,
@@ -371,9 +374,49 @@ class ErrorInterceptor(CallInterceptor):
             raise  # the handler aborted the call itself
         except KozyrError as error:
             await _abort(context, error)
-        except Exception:
+        except Exception as error:
+            if is_bus_outage(error):
+                _log.warning("bus unavailable", error=f"{type(error).__name__}: {error}")
+                await _abort(context, bus_unavailable())
+                return None
             _log.exception("unhandled error in handler")
             await _abort(context, internal_error())
+
+
+_BUS_OUTAGES = {
+    "nats.errors": (
+        "TimeoutError", "NoServersError", "NoRespondersError", "ConnectionClosedError",
+        "ConnectionReconnectingError", "StaleConnectionError", "OutboundBufferLimitError",
+    ),
+    "nats.js.errors": ("ServiceUnavailableError",),
+}  # fmt: skip
+"""The NATS client's errors that mean "the bus cannot be reached now", not a bug: no
+answer in time, no server, the connection closed or being re-established, and
+JetStream's own 503 (a stream without a leader, the meta group electing one)."""
+
+
+def is_bus_outage(error: BaseException) -> bool:
+    """True for a NATS error of `_BUS_OUTAGES`. The classes are looked up among the
+    modules already loaded: a process that never imported nats cannot raise them, and
+    the runtime does not load nats for the processes that do not use it."""
+    for module_name, names in _BUS_OUTAGES.items():
+        module = sys.modules.get(module_name)
+        if module is not None and isinstance(error, tuple(getattr(module, n) for n in names)):
+            return True
+    return False
+
+
+BUS_UNAVAILABLE_MESSAGES: Mapping[str, str] = {
+    "en": "The game's messaging cannot be reached right now: try again soon.",
+    "ro": "Sistemul de mesaje al jocului nu poate fi accesat acum: încearcă din nou curând.",
+    "it": "Il sistema di messaggi del gioco non è raggiungibile ora: riprova tra poco.",
+}
+
+
+def bus_unavailable() -> Unavailable:
+    """What a caller gets when a call needed NATS during its outage: UNAVAILABLE, which
+    clients retry, rather than INTERNAL (a bug) after waiting out nats-py's timeout."""
+    return Unavailable("BUS_UNAVAILABLE", BUS_UNAVAILABLE_MESSAGES)
 
 
 async def _abort(context: Any, error: KozyrError) -> None:
