@@ -14,6 +14,22 @@ from typing import Any
 import nats
 from nats.aio.client import Client as NatsClient
 
+CALL_TIMEOUT_SECONDS = 1.0
+"""How long a gRPC call (the clock's Heartbeat, GetPresence) waits on one NATS request:
+far above a healthy answer (milliseconds, a quorum write on a cluster included), far
+below nats-py's 5 s, so an outage answers UNAVAILABLE promptly (the runtime's edge maps
+the timeout) instead of holding the caller."""
+
+
+def require_connected(nc: NatsClient) -> None:
+    """Fail at once, with the error the runtime's edge maps to UNAVAILABLE, while the
+    client is not connected: nats-py would buffer a request made while it reconnects
+    and let it wait out its whole timeout."""
+    if nc.is_closed:
+        raise nats.errors.ConnectionClosedError
+    if not nc.is_connected:
+        raise nats.errors.ConnectionReconnectingError
+
 
 class ConnectionState:
     """Tracks one dependency's state and logs a warning / info only when it changes."""

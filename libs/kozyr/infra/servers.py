@@ -376,5 +376,12 @@ class EmbeddedNats:
         self._proc = None
 
     @property
+    def pid(self) -> int:
+        """The server's process id (to freeze it with SIGSTOP: a hung server)."""
+        if self._proc is None:
+            raise RuntimeError("NATS is not running")
+        return self._proc.pid
+
+    @property
     def running(self) -> bool:
         return self._proc is not None and self._proc.poll() is None

@@ -34,6 +34,7 @@ from nats.js.errors import BadRequestError, KeyNotFoundError, KeyWrongLastSequen
 from nats.js.kv import KeyValue
 
 from kozyr.api.clock.v1 import presence_pb2
+from kozyr.bus.connection import CALL_TIMEOUT_SECONDS, require_connected
 from kozyr.bus.streams import ensure_replicas, jetstream_name
 from kozyr.bus.subjects import presence_subject
 
@@ -79,10 +80,12 @@ class PresenceBook:
         self.stream = f"KV_{self.bucket}"
         self.offline_after = offline_after
         self.replicas = replicas
+        self._calls = nc.jetstream(timeout=CALL_TIMEOUT_SECONDS)
         self._kv: KeyValue | None = None
 
     async def open(self) -> None:
-        """Create the bucket (or bind to it; its max age follows `offline_after`)."""
+        """Create the bucket (or bind to it; its max age follows `offline_after`), then
+        bind it for the calls with their short timeout (`CALL_TIMEOUT_SECONDS`)."""
         config = KeyValueConfig(
             bucket=self.bucket,
             history=1,
@@ -92,14 +95,14 @@ class PresenceBook:
             replicas=self.replicas,
         )
         try:
-            self._kv = await self._js.create_key_value(config)
+            await self._js.create_key_value(config)
         except BadRequestError:  # it exists with another configuration: adopt ours
             info = await self._js.stream_info(self.stream)
             if info.config.max_age != self.offline_after:
                 info.config.max_age = self.offline_after
                 await self._js.update_stream(info.config)
             await ensure_replicas(self._js, self.stream, self.replicas)
-            self._kv = await self._js.key_value(self.bucket)
+        self._kv = await self._calls.key_value(self.bucket)
 
     @property
     def kv(self) -> KeyValue:
@@ -112,6 +115,7 @@ class PresenceBook:
         Retried until its compare-and-set succeeds (TimeoutError after
         `HEARTBEAT_SECONDS`): never written unconditionally, never given up.
         """
+        require_connected(self._nc)
         async with asyncio.timeout(HEARTBEAT_SECONDS):
             while True:
                 last, was_online = await self._last(player_id)
@@ -135,6 +139,7 @@ class PresenceBook:
 
     async def is_online(self, player_id: str) -> bool:
         """True while the player's heartbeats keep coming (an expiry marker is offline)."""
+        require_connected(self._nc)
         try:
             entry = await self.kv.get(player_id)
         except KeyNotFoundError:
