@@ -106,7 +106,7 @@ class Load:
                 c.table_id[:8]: c.log.final.version for c in self.clients if c.log.watch_views
             }
             raise AssertionError(
-                f"the games did not end within {GAME_LIMIT_SECONDS:.0f}s; last versions "
+                f"the games did not end in time; last versions "
                 f"{versions}\n{self.stack.log_tails()}"
             ) from None
 
@@ -124,11 +124,12 @@ def _clients(stack: Stack, table: TableSetup, number: int, gate: Gate) -> list[S
 
 
 @contextlib.asynccontextmanager
-async def load_on(stack: Stack) -> AsyncIterator[Load]:
-    """Every table's clients at play (a task) until `Load.finish()`; cancelled on exit."""
+async def load_on(stack: Stack, limit: float = GAME_LIMIT_SECONDS) -> AsyncIterator[Load]:
+    """Every table's clients at play (a task) until `Load.finish()`; cancelled on exit.
+    `limit`: the guard on the games' end, in seconds."""
     gate = Gate()
     clients = [c for n, t in enumerate(stack.tables) for c in _clients(stack, t, n, gate)]
-    games = asyncio.ensure_future(_play(clients))
+    games = asyncio.ensure_future(_play(clients, limit))
     try:
         yield Load(stack, clients, gate, games)
     finally:
@@ -136,11 +137,11 @@ async def load_on(stack: Stack) -> AsyncIterator[Load]:
         await asyncio.gather(games, return_exceptions=True)
 
 
-async def _play(clients: Sequence[ScriptedClient]) -> list[SeatLog]:
+async def _play(clients: Sequence[ScriptedClient], limit: float) -> list[SeatLog]:
     """Like `play_table`, but a failed client also stops every other one."""
     tasks = [asyncio.ensure_future(c.run()) for c in clients]
     try:
-        async with asyncio.timeout(GAME_LIMIT_SECONDS):
+        async with asyncio.timeout(limit):
             return list(await asyncio.gather(*tasks))
     finally:
         for task in tasks:

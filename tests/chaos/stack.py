@@ -3,6 +3,11 @@
 Never the machine's shared servers (KOZYR_DATABASE_URL / KOZYR_NATS_URL are ignored):
 a scenario stops, freezes and restarts them. Everything runs from copies of the
 template's data directories, in the test's temporary directory, on free ports.
+
+`cluster_stack` runs NATS as a 3-node cluster instead (tests/support/nats_cluster.py),
+with KOZYR_STREAM_REPLICAS=3 and a clock process beside the table service: its
+JetStream starts empty (the template's store is a single node's), so what it must hold
+is the log's events appended after the template (`Stack.since_template`).
 """
 
 from __future__ import annotations
@@ -20,7 +25,9 @@ import psutil
 from kozyr.bus.relay import RELAY_LOCK_KEY
 from kozyr.infra import EmbeddedNats, EmbeddedPostgres, free_port, libpq_dsn
 from tests.chaos.template import SUBJECT_ROOT, TableSetup, Template
+from tests.e2e.clock.conftest import ClockServiceProcess
 from tests.e2e.conftest import TableServiceProcess, service_env
+from tests.support.nats_cluster import NatsCluster
 
 LEADER_WAIT_SECONDS = 20.0
 
@@ -37,17 +44,39 @@ class Stack:
     """The running servers of one scenario."""
 
     postgres: EmbeddedPostgres
-    nats: EmbeddedNats
+    nats: EmbeddedNats | None
     services: list[TableServiceProcess]
     tables: tuple[TableSetup, ...]
+    cluster: NatsCluster | None = None
+    clocks: tuple[ClockServiceProcess, ...] = ()
 
     @property
     def database_url(self) -> str:
         return self.postgres.url()
 
+    @property
+    def nats_url(self) -> str:
+        """The NATS URL the services use (every node's, comma-separated, on a cluster)."""
+        if self.cluster is not None:
+            return self.cluster.url
+        assert self.nats is not None
+        return self.nats.url
+
+    @property
+    def single_nats(self) -> EmbeddedNats:
+        """The one NATS server of a stack without a cluster."""
+        assert self.nats is not None, "a cluster stack: use stack.cluster"
+        return self.nats
+
+    @property
+    def since_template(self) -> bool:
+        """JetStream holds only what was appended after the template (a fresh cluster)."""
+        return self.cluster is not None
+
     def log_tails(self) -> str:
         """Every service's log tail, for a failure message."""
-        return "\n".join(f"== {s.log_path.name}\n{s.log_tail(20)}" for s in self.services)
+        processes = [*self.services, *self.clocks]
+        return "\n".join(f"== {s.log_path.name}\n{s.log_tail(20)}" for s in processes)
 
     async def relay_leader(self) -> TableServiceProcess | None:
         """The replica whose relay holds the leader's advisory lock (None: nobody yet).
@@ -111,3 +140,40 @@ async def chaos_stack(template: Template, root: Path, replicas: int = 1) -> Asyn
             postgres.thaw()  # a scenario that failed while it was frozen
         nats_server.stop()
         postgres.stop()
+
+
+STREAM_REPLICAS = 3
+
+
+@contextlib.asynccontextmanager
+async def cluster_stack(template: Template, root: Path) -> AsyncIterator[Stack]:
+    """A copy of the template's PostgreSQL, a fresh 3-node NATS cluster, one table
+    service and one clock process on it, every stream R3. Two of the template's tables
+    are played (a 3-5-8 and a Khözör one): three more servers and the clock share the
+    machine's cores with the load."""
+    shutil.copytree(template.postgres_dir, root / "postgres")
+    postgres = EmbeddedPostgres(root / "postgres", durable=False)
+    cluster = NatsCluster(root / "nats")
+    processes: list[TableServiceProcess] = []
+    try:
+        await asyncio.to_thread(postgres.start)
+        await cluster.start()
+        port = free_port()
+        env = service_env(postgres.url(), cluster.url, SUBJECT_ROOT, port)
+        env["KOZYR_STREAM_REPLICAS"] = str(STREAM_REPLICAS)
+        table = TableServiceProcess(env, port, root / "table0.log")
+        processes.append(table)
+        await table.start()
+        clock_port = free_port()
+        clock_env = {**env, "KOZYR_GRPC_PORT": str(clock_port), "KOZYR_TABLE_TARGET": table.target}
+        clock = ClockServiceProcess(clock_env, clock_port, root / "clock0.log")
+        processes.append(clock)
+        await clock.start()
+        tables = (template.tables[0], template.tables[-1])
+        yield Stack(postgres, None, [table], tables, cluster, (clock,))
+    finally:
+        for process in processes:
+            process.kill()
+        cluster.close()
+        postgres.stop()
+

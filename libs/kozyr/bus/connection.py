@@ -14,6 +14,13 @@ from typing import Any
 import nats
 from nats.aio.client import Client as NatsClient
 
+def server_list(servers: str | Sequence[str]) -> list[str]:
+    """nats-py's `servers=`: every URL of "nats://a:4222,nats://b:4222" (a cluster, as
+    KOZYR_NATS_URL names it) or of a list; nats-py would take the string as one URL."""
+    given = servers.split(",") if isinstance(servers, str) else servers
+    return [server.strip() for server in given if server.strip()]
+
+
 CALL_TIMEOUT_SECONDS = 1.0
 """How long a gRPC call (the clock's Heartbeat, GetPresence) waits on one NATS request:
 far above a healthy answer (milliseconds, a quorum write on a cluster included), far
@@ -75,7 +82,7 @@ class ConnectionState:
 
 
 async def connect_when_reachable(
-    servers: Sequence[str],
+    servers: str | Sequence[str],
     *,
     name: str,
     state: ConnectionState,
@@ -91,7 +98,7 @@ async def connect_when_reachable(
         try:
             client = await asyncio.wait_for(
                 nats.connect(
-                    servers=list(servers),
+                    servers=server_list(servers),
                     name=name,
                     allow_reconnect=True,
                     max_reconnect_attempts=-1,
