@@ -106,8 +106,7 @@ class Load:
                 c.table_id[:8]: c.log.final.version for c in self.clients if c.log.watch_views
             }
             raise AssertionError(
-                f"the games did not end in time; last versions "
-                f"{versions}\n{self.stack.log_tails()}"
+                f"the games did not end in time; last versions {versions}\n{self.stack.log_tails()}"
             ) from None
 
 

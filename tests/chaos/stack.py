@@ -176,4 +176,3 @@ async def cluster_stack(template: Template, root: Path) -> AsyncIterator[Stack]:
             process.kill()
         cluster.close()
         postgres.stop()
-

@@ -14,6 +14,7 @@ from typing import Any
 import nats
 from nats.aio.client import Client as NatsClient
 
+
 def server_list(servers: str | Sequence[str]) -> list[str]:
     """nats-py's `servers=`: every URL of "nats://a:4222,nats://b:4222" (a cluster, as
     KOZYR_NATS_URL names it) or of a list; nats-py would take the string as one URL."""
