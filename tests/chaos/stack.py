@@ -169,7 +169,7 @@ async def cluster_stack(template: Template, root: Path) -> AsyncIterator[Stack]:
         clock = ClockServiceProcess(clock_env, clock_port, root / "clock0.log")
         processes.append(clock)
         await clock.start()
-        tables = (template.tables[0], template.tables[-1])
+        tables = (*template.tables[:2], *template.tables[-2:])
         yield Stack(postgres, None, [table], tables, cluster, (clock,))
     finally:
         for process in processes:

@@ -4,7 +4,8 @@ Each scenario runs `cluster_stack` (a table service and a clock process on a fre
 3-node cluster, KOZYR_STREAM_REPLICAS=3) under the common load, sets timers due across
 the fault (`timers.TimerProbe`), strikes one or every node, and checks the suite's
 invariants (every acknowledged move in the log once, JetStream = the log, every table
-verifies), that every timer fired exactly once, and that presence works afterwards.
+verifies), that every timer fired exactly once, that the clock's consumers resumed and
+caught up, and that presence works afterwards.
 Each prints what it measured (`-s`): the time until the table stream has a leader
 again and until the next acknowledged move. Bounded by 90 s (pytest-timeout).
 """
@@ -23,7 +24,12 @@ from tests.chaos.invariants import assert_nothing_lost_or_invented
 from tests.chaos.load import Load, load_on
 from tests.chaos.stack import Stack, cluster_stack
 from tests.chaos.template import SUBJECT_ROOT, Template
-from tests.chaos.timers import TimerProbe, assert_presence_works, timer_probe
+from tests.chaos.timers import (
+    TimerProbe,
+    assert_presence_works,
+    timer_probe,
+    until_clock_caught_up,
+)
 from tests.support.nats_cluster import NatsCluster, Node
 
 pytestmark = pytest.mark.timeout(90, func_only=True)
@@ -44,17 +50,26 @@ def cluster_of(stack: Stack) -> NatsCluster:
 
 
 async def measured(load: Load, probe: TimerProbe, what: str, struck: Node | None) -> None:
-    """Print how long until the table stream has a leader (not `struck`) and until the
-    next move is acknowledged, from now (just after the fault)."""
+    """Print how long, from now (just after the fault), until the table stream has a
+    leader other than `struck` and, apart, until the next move is acknowledged."""
     started = time.monotonic()
-    moves = load.acknowledged
     cluster = cluster_of(load.stack)
-    await cluster.stream_leader(probe.nc, TABLE_STREAM, not_this=struck)
-    leader_back = time.monotonic() - started
-    if load.acknowledged == moves:
-        await load.until_acknowledged(1)
-    served = time.monotonic() - started
-    print(f"\n{what}: table stream led again after {leader_back:.2f}s, next move {served:.2f}s")
+
+    async def leader_back() -> float:
+        await cluster.stream_leader(probe.nc, TABLE_STREAM, not_this=struck)
+        return time.monotonic() - started
+
+    async def next_move() -> float | None:
+        moves = load.acknowledged
+        while load.acknowledged == moves:
+            if load.games.done():
+                return None  # the games ended meanwhile
+            await asyncio.sleep(0.01)
+        return time.monotonic() - started
+
+    led, moved = await asyncio.gather(leader_back(), next_move())
+    move = "none (the games were over)" if moved is None else f"{moved:.2f}s"
+    print(f"\n{what}: table stream led again after {led:.2f}s, next move {move}")
 
 
 async def _all_held(load: Load, probe: TimerProbe) -> None:
@@ -64,6 +79,7 @@ async def _all_held(load: Load, probe: TimerProbe) -> None:
     await probe.until_all_fired()
     probe.assert_each_fired_once()
     print(f"timers checked after {time.monotonic() - started:.1f}s")
+    await until_clock_caught_up(probe)
     await assert_presence_works(load.stack, "p-after")
     await assert_nothing_lost_or_invented(load)
     print(f"invariants checked after {time.monotonic() - started:.1f}s")

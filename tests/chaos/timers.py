@@ -21,6 +21,7 @@ from nats.js.api import ConsumerConfig
 
 from kozyr.bus.schedules import MessageScheduler, parse_fire_subject
 from kozyr.bus.schedules import schedule_stream_name as timers_stream
+from kozyr.bus.streams import jetstream_name
 from kozyr.client import ClockClient
 from kozyr.runtime import Role
 from tests.chaos.stack import Stack
@@ -117,3 +118,23 @@ async def assert_presence_works(stack: Stack, player: str) -> None:
     ):
         await me.heartbeat()
         assert await watcher.presence([player]) == {player: True}
+
+
+CLOCK_CONSUMERS = (("public", "clock-public"), ("clock", "clock-timers"))
+"""(stream category, durable) of the clock's consumers that every fault must leave
+reading: the public table events (turn deadlines) and the fired timers."""
+
+
+async def until_clock_caught_up(probe: TimerProbe, limit: float = FIRE_WAIT_SECONDS) -> None:
+    """Wait until the clock's consumers have nothing pending or unacknowledged: they
+    resumed after the fault and handled everything (their failover included)."""
+    js = probe.nc.jetstream()
+    async with asyncio.timeout(limit):
+        for category, durable in CLOCK_CONSUMERS:
+            stream = jetstream_name(category, SUBJECT_ROOT)
+            while True:
+                with contextlib.suppress(Exception):  # the consumer electing its leader
+                    info = await js.consumer_info(stream, durable)
+                    if not info.num_pending and not info.num_ack_pending:
+                        break
+                await asyncio.sleep(0.2)
