@@ -25,6 +25,7 @@ import psutil
 from kozyr.bus.relay import RELAY_LOCK_KEY
 from kozyr.infra import EmbeddedNats, EmbeddedPostgres, free_port, libpq_dsn
 from tests.chaos.template import SUBJECT_ROOT, TableSetup, Template
+from tests.e2e.bots.conftest import BotsServiceProcess
 from tests.e2e.clock.conftest import ClockServiceProcess
 from tests.e2e.conftest import TableServiceProcess, service_env
 from tests.support.nats_cluster import NatsCluster
@@ -49,6 +50,7 @@ class Stack:
     tables: tuple[TableSetup, ...]
     cluster: NatsCluster | None = None
     clocks: tuple[ClockServiceProcess, ...] = ()
+    bots: tuple[BotsServiceProcess, ...] = ()
 
     @property
     def database_url(self) -> str:
@@ -75,7 +77,7 @@ class Stack:
 
     def log_tails(self) -> str:
         """Every service's log tail, for a failure message."""
-        processes = [*self.services, *self.clocks]
+        processes = [*self.services, *self.clocks, *self.bots]
         return "\n".join(f"== {s.log_path.name}\n{s.log_tail(20)}" for s in processes)
 
     async def relay_leader(self) -> TableServiceProcess | None:
@@ -148,9 +150,10 @@ STREAM_REPLICAS = 3
 @contextlib.asynccontextmanager
 async def cluster_stack(template: Template, root: Path) -> AsyncIterator[Stack]:
     """A copy of the template's PostgreSQL, a fresh 3-node NATS cluster, one table
-    service and one clock process on it, every stream R3. Two of the template's tables
-    are played (a 3-5-8 and a Khözör one): three more servers and the clock share the
-    machine's cores with the load."""
+    service, one clock and one bots process on it, every stream R3 (the bots have no
+    computer seat to play here: their consumer reads every public event all the same).
+    Four of the template's six tables are played (two 3-5-8, two Khözör): three more
+    servers, the clock and the bots share the machine's cores with the load."""
     shutil.copytree(template.postgres_dir, root / "postgres")
     postgres = EmbeddedPostgres(root / "postgres", durable=False)
     cluster = NatsCluster(root / "nats")
@@ -169,8 +172,13 @@ async def cluster_stack(template: Template, root: Path) -> AsyncIterator[Stack]:
         clock = ClockServiceProcess(clock_env, clock_port, root / "clock0.log")
         processes.append(clock)
         await clock.start()
+        bots_port = free_port()
+        bots_env = {**clock_env, "KOZYR_GRPC_PORT": str(bots_port), "KOZYR_BOTS_THINK_SECONDS": "0"}
+        bots = BotsServiceProcess(bots_env, bots_port, root / "bots0.log")
+        processes.append(bots)
+        await bots.start()
         tables = (*template.tables[:2], *template.tables[-2:])
-        yield Stack(postgres, None, [table], tables, cluster, (clock,))
+        yield Stack(postgres, None, [table], tables, cluster, (clock,), (bots,))
     finally:
         for process in processes:
             process.kill()

@@ -1,11 +1,11 @@
 """NATS as a 3-node cluster (R3 streams): a node's fault loses and doubles nothing.
 
-Each scenario runs `cluster_stack` (a table service and a clock process on a fresh
+Each scenario runs `cluster_stack` (a table service, a clock and a bots process on a fresh
 3-node cluster, KOZYR_STREAM_REPLICAS=3) under the common load, sets timers due across
 the fault (`timers.TimerProbe`), strikes one or every node, and checks the suite's
 invariants (every acknowledged move in the log once, JetStream = the log, every table
-verifies), that every timer fired exactly once, that the clock's consumers resumed and
-caught up, and that presence works afterwards.
+verifies), that every timer fired exactly once, that the clock's and the bots'
+consumers resumed and caught up, and that presence works afterwards.
 Each prints what it measured (`-s`): the time until the table stream has a leader
 again and until the next acknowledged move. Bounded by 90 s (pytest-timeout).
 """
@@ -28,7 +28,7 @@ from tests.chaos.timers import (
     TimerProbe,
     assert_presence_works,
     timer_probe,
-    until_clock_caught_up,
+    until_consumers_caught_up,
 )
 from tests.support.nats_cluster import NatsCluster, Node
 
@@ -79,7 +79,7 @@ async def _all_held(load: Load, probe: TimerProbe) -> None:
     await probe.until_all_fired()
     probe.assert_each_fired_once()
     print(f"timers checked after {time.monotonic() - started:.1f}s")
-    await until_clock_caught_up(probe)
+    await until_consumers_caught_up(probe)
     await assert_presence_works(load.stack, "p-after")
     await assert_nothing_lost_or_invented(load)
     print(f"invariants checked after {time.monotonic() - started:.1f}s")

@@ -120,17 +120,18 @@ async def assert_presence_works(stack: Stack, player: str) -> None:
         assert await watcher.presence([player]) == {player: True}
 
 
-CLOCK_CONSUMERS = (("public", "clock-public"), ("clock", "clock-timers"))
-"""(stream category, durable) of the clock's consumers that every fault must leave
-reading: the public table events (turn deadlines) and the fired timers."""
+CONSUMERS = (("public", "clock-public"), ("clock", "clock-timers"), ("public", "bots-public"))
+"""(stream category, durable) of the consumers every fault must leave reading: the
+clock's public table events (turn deadlines) and fired timers, the bots' public events."""
 
 
-async def until_clock_caught_up(probe: TimerProbe, limit: float = FIRE_WAIT_SECONDS) -> None:
-    """Wait until the clock's consumers have nothing pending or unacknowledged: they
-    resumed after the fault and handled everything (their failover included)."""
+async def until_consumers_caught_up(probe: TimerProbe, limit: float = FIRE_WAIT_SECONDS) -> None:
+    """Wait until the clock's and the bots' consumers have nothing pending or
+    unacknowledged: they resumed after the fault and handled everything (their
+    failover included)."""
     js = probe.nc.jetstream()
     async with asyncio.timeout(limit):
-        for category, durable in CLOCK_CONSUMERS:
+        for category, durable in CONSUMERS:
             stream = jetstream_name(category, SUBJECT_ROOT)
             while True:
                 with contextlib.suppress(Exception):  # the consumer electing its leader
