@@ -1098,6 +1098,35 @@ def kozyr_deployment_problems(docs: list[Doc]) -> Problems:
     return problems
 
 
+def nats_cluster_size(path: Path) -> int:
+    """The NATS nodes the Helm values run (1 without a cluster)."""
+    config = (yaml.safe_load(path.read_text()) or {}).get("config") or {}
+    cluster = config.get("cluster") or {}
+    return int(cluster.get("replicas") or 1) if cluster.get("enabled") else 1
+
+
+def stream_replicas_problems(docs: list[Doc], nodes: int) -> Problems:
+    """KOZYR_STREAM_REPLICAS of the kozyr-config ConfigMap is the NATS cluster's size
+    (issue 24): with fewer, a node going down takes the streams it holds (the clock's
+    timers) with it; with more, no stream could be created."""
+    configs = [
+        d for d in docs
+        if d.get("kind") == "ConfigMap"
+        and str((d.get("metadata") or {}).get("name", "")).startswith("kozyr-config")
+    ]  # fmt: skip
+    if not configs:
+        return ["no kozyr-config ConfigMap"]
+    problems = []
+    for config in configs:
+        value = str((config.get("data") or {}).get("KOZYR_STREAM_REPLICAS", "1"))
+        if value != str(nodes):
+            problems.append(
+                f"kozyr-config sets KOZYR_STREAM_REPLICAS={value}, NATS runs {nodes} nodes: "
+                f"set it to {nodes}"
+            )
+    return problems
+
+
 def nats_values_problems(path: Path) -> Problems:
     """The NATS Helm chart's values of prod: a 3-node JetStream cluster on file storage."""
     values = yaml.safe_load(path.read_text()) or {}
@@ -1194,6 +1223,10 @@ def check_k8s(root: Path, rendered: dict[str, list[Doc]]) -> Problems:
     values = root / "deploy/k8s/overlays/prod/nats-values.yaml"
     if values.exists():
         problems += nats_values_problems(values)
+        prod = rendered.get("deploy/k8s/overlays/prod")
+        if prod is not None:
+            problems += [f"deploy/k8s/overlays/prod: {p}" for p in stream_replicas_problems(
+                prod, nats_cluster_size(values))]  # fmt: skip
     else:
         problems.append(f"{values} is missing")
     return problems

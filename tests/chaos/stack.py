@@ -4,6 +4,11 @@ service processes.
 Never the machine's shared servers (KOZYR_DATABASE_URL / KOZYR_NATS_URL are ignored):
 a scenario stops, freezes and restarts them. Everything runs from copies of the
 template's data directories, in the test's temporary directory, on free ports.
+
+`cluster_stack` runs NATS as a 3-node cluster instead (tests/support/nats_cluster.py),
+with KOZYR_STREAM_REPLICAS=3 and a clock process beside the table service: its
+JetStream starts empty (the template's store is a single node's), so what it must hold
+is the log's events appended after the template (`Stack.since_template`).
 """
 
 from __future__ import annotations
@@ -23,8 +28,11 @@ from kozyr.eventstore import migrate
 from kozyr.infra import EmbeddedNats, EmbeddedPostgres, free_port, libpq_dsn
 from tests.chaos.replication import ReplicatedPostgres
 from tests.chaos.template import SUBJECT_ROOT, TableSetup, Template
+from tests.e2e.bots.conftest import BotsServiceProcess
+from tests.e2e.clock.conftest import ClockServiceProcess
 from tests.e2e.conftest import TableServiceProcess, service_env
 from tests.e2e.matchmaking.conftest import MatchmakingProcess
+from tests.support.nats_cluster import NatsCluster
 
 LEADER_WAIT_SECONDS = 20.0
 
@@ -41,22 +49,45 @@ class Stack:
     """The running servers of one scenario."""
 
     postgres: EmbeddedPostgres
-    nats: EmbeddedNats
+    nats: EmbeddedNats | None
     services: list[TableServiceProcess]
     tables: tuple[TableSetup, ...]
     pair: ReplicatedPostgres | None = None
     """The failover scenarios' primary and standby (`postgres` is then the first primary)."""
     matchmaking: MatchmakingProcess | None = None
     """The failover scenarios' matchmaking, on its own database of the pair."""
+    cluster: NatsCluster | None = None
+    clocks: tuple[ClockServiceProcess, ...] = ()
+    bots: tuple[BotsServiceProcess, ...] = ()
 
     @property
     def database_url(self) -> str:
         """The services' URL: with a pair, its multi-host URL to whichever is primary."""
         return self.pair.url if self.pair is not None else self.postgres.url()
 
+    @property
+    def nats_url(self) -> str:
+        """The NATS URL the services use (every node's, comma-separated, on a cluster)."""
+        if self.cluster is not None:
+            return self.cluster.url
+        assert self.nats is not None
+        return self.nats.url
+
+    @property
+    def single_nats(self) -> EmbeddedNats:
+        """The one NATS server of a stack without a cluster."""
+        assert self.nats is not None, "a cluster stack: use stack.cluster"
+        return self.nats
+
+    @property
+    def since_template(self) -> bool:
+        """JetStream holds only what was appended after the template (a fresh cluster)."""
+        return self.cluster is not None
+
     def log_tails(self) -> str:
         """Every service's log tail, for a failure message."""
-        return "\n".join(f"== {s.log_path.name}\n{s.log_tail(20)}" for s in self.services)
+        processes = [*self.services, *self.clocks, *self.bots]
+        return "\n".join(f"== {s.log_path.name}\n{s.log_tail(20)}" for s in processes)
 
     async def relay_leader(self) -> TableServiceProcess | None:
         """The replica whose relay holds the leader's advisory lock (None: nobody yet).
@@ -142,7 +173,10 @@ async def failover_stack(template: Template, root: Path, replicas: int = 1) -> A
         await asyncio.gather(*(s.start() for s in services))
         matchmaking = await _matchmaking_on(pair, nats_server.url, services[0].target, root)
         others.append(matchmaking)
-        yield Stack(pair.primary.server, nats_server, services, template.tables, pair, matchmaking)
+        yield Stack(
+            pair.primary.server, nats_server, services, template.tables,
+            pair=pair, matchmaking=matchmaking,
+        )  # fmt: skip
     finally:
         for service in [*services, *others]:
             service.kill()
@@ -162,3 +196,45 @@ async def _matchmaking_on(
     matchmaking = MatchmakingProcess(env, port, root / "matchmaking.log")
     await matchmaking.start()
     return matchmaking
+
+
+STREAM_REPLICAS = 3
+
+
+@contextlib.asynccontextmanager
+async def cluster_stack(template: Template, root: Path) -> AsyncIterator[Stack]:
+    """A copy of the template's PostgreSQL, a fresh 3-node NATS cluster, one table
+    service, one clock and one bots process on it, every stream R3 (the bots have no
+    computer seat to play here: their consumer reads every public event all the same).
+    Four of the template's six tables are played (two 3-5-8, two Khözör): three more
+    servers, the clock and the bots share the machine's cores with the load."""
+    shutil.copytree(template.postgres_dir, root / "postgres")
+    postgres = EmbeddedPostgres(root / "postgres", durable=False)
+    cluster = NatsCluster(root / "nats")
+    processes: list[TableServiceProcess] = []
+    try:
+        await asyncio.to_thread(postgres.start)
+        await cluster.start()
+        port = free_port()
+        env = service_env(postgres.url(), cluster.url, SUBJECT_ROOT, port)
+        env["KOZYR_STREAM_REPLICAS"] = str(STREAM_REPLICAS)
+        table = TableServiceProcess(env, port, root / "table0.log")
+        processes.append(table)
+        await table.start()
+        clock_port = free_port()
+        clock_env = {**env, "KOZYR_GRPC_PORT": str(clock_port), "KOZYR_TABLE_TARGET": table.target}
+        clock = ClockServiceProcess(clock_env, clock_port, root / "clock0.log")
+        processes.append(clock)
+        await clock.start()
+        bots_port = free_port()
+        bots_env = {**clock_env, "KOZYR_GRPC_PORT": str(bots_port), "KOZYR_BOTS_THINK_SECONDS": "0"}
+        bots = BotsServiceProcess(bots_env, bots_port, root / "bots0.log")
+        processes.append(bots)
+        await bots.start()
+        tables = (*template.tables[:2], *template.tables[-2:])
+        yield Stack(postgres, None, [table], tables, cluster=cluster, clocks=(clock,), bots=(bots,))
+    finally:
+        for process in processes:
+            process.kill()
+        cluster.close()
+        postgres.stop()

@@ -62,9 +62,9 @@ async def test_postgres_frozen_then_resumed(template: Template, tmp_path: Path) 
 async def test_nats_stopped_then_restarted(template: Template, tmp_path: Path) -> None:
     async with chaos_stack(template, tmp_path) as stack, load_on(stack) as load:
         await load.until_acknowledged(WARM_UP_MOVES)
-        await asyncio.to_thread(stack.nats.stop)
+        await asyncio.to_thread(stack.single_nats.stop)
         await asyncio.sleep(NATS_DOWN_SECONDS)
-        await asyncio.to_thread(stack.nats.start)
+        await asyncio.to_thread(stack.single_nats.start)
         await _survives(load)
         _single_unrestarted_service(stack)
 

@@ -8,8 +8,10 @@ from dataclasses import dataclass
 
 import asyncpg
 import nats
+from nats.js import JetStreamContext
 
 from kozyr.bus.codec import MSG_ID_HEADER
+from kozyr.bus.connection import server_list
 from kozyr.bus.consumers import DurableConsumer, EventSubscription
 from kozyr.bus.streams import jetstream_name
 from kozyr.eventstore import PostgresEventStore, RecordedEvent
@@ -51,17 +53,18 @@ async def published_events(nats_url: str, subject_root: str, table_id: str) -> l
 
 async def published_tables(nats_url: str, subject_root: str, tables: str = ">") -> list[Published]:
     """Every message on `<root>.table.<tables>` (default: every table), in stream order."""
-    nc = await nats.connect(nats_url)
+    nc = await nats.connect(server_list(nats_url))
     js = nc.jetstream()
     stream = jetstream_name("table", subject_root)
     spec = DurableConsumer(
         stream=stream,
         durable=f"e2e-{uuid.uuid4().hex[:12]}",
         filter_subjects=(f"{subject_root}.table.{tables}",),
+        replicas=1,
     )
     found: list[Published] = []
     try:
-        subscription = await EventSubscription.bind(js, spec)
+        subscription = await _bound(js, spec)
         while deliveries := await subscription.fetch(batch=256, max_wait=1.0):
             for delivery in deliveries:
                 message = delivery.message
@@ -80,6 +83,17 @@ async def published_tables(nats_url: str, subject_root: str, tables: str = ">") 
     finally:
         await nc.close()
     return found
+
+
+async def _bound(js: JetStreamContext, spec: DurableConsumer) -> EventSubscription:
+    """The reader's consumer, retried while a NATS cluster is still settling after a
+    node's fault (its JetStream API can time out for a few seconds)."""
+    async with asyncio.timeout(RELAY_WAIT_SECONDS):
+        while True:
+            try:
+                return await EventSubscription.bind(js, spec)
+            except nats.errors.TimeoutError:
+                await asyncio.sleep(0.5)
 
 
 async def stored_events(database_url: str, table_id: str) -> list[RecordedEvent]:

@@ -763,3 +763,25 @@ def test_a_kozyr_probe_gets_five_seconds_to_answer() -> None:
         "here: readinessProbe needs timeoutSeconds >= 5",
         "here: livenessProbe needs timeoutSeconds >= 5",
     ]
+
+
+def _kozyr_config(**data: str) -> Doc:
+    return {"kind": "ConfigMap", "metadata": {"name": "kozyr-config-7b9f"}, "data": data}
+
+
+def test_stream_replicas_matching_the_nats_cluster_pass() -> None:
+    assert cd.stream_replicas_problems([_kozyr_config(KOZYR_STREAM_REPLICAS="3")], 3) == []
+
+
+@pytest.mark.parametrize("data", [{}, {"KOZYR_STREAM_REPLICAS": "1"}])
+def test_one_replica_on_a_three_node_nats_fails(data: dict[str, str]) -> None:
+    [problem] = cd.stream_replicas_problems([_kozyr_config(**data)], 3)
+    assert "KOZYR_STREAM_REPLICAS=1" in problem
+
+
+def test_the_nats_cluster_size_is_read_from_the_helm_values(tmp_path: Path) -> None:
+    values = tmp_path / "values.yaml"
+    values.write_text("config:\n  cluster: {enabled: true, replicas: 3}\n")
+    assert cd.nats_cluster_size(values) == 3
+    values.write_text("config: {}\n")
+    assert cd.nats_cluster_size(values) == 1

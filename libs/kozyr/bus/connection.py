@@ -15,6 +15,30 @@ import nats
 from nats.aio.client import Client as NatsClient
 
 
+def server_list(servers: str | Sequence[str]) -> list[str]:
+    """nats-py's `servers=`: every URL of "nats://a:4222,nats://b:4222" (a cluster, as
+    KOZYR_NATS_URL names it) or of a list; nats-py would take the string as one URL."""
+    given = servers.split(",") if isinstance(servers, str) else servers
+    return [server.strip() for server in given if server.strip()]
+
+
+CALL_TIMEOUT_SECONDS = 1.0
+"""How long a gRPC call (the clock's Heartbeat, GetPresence) waits on one NATS request:
+far above a healthy answer (milliseconds, a quorum write on a cluster included), far
+below nats-py's 5 s, so an outage answers UNAVAILABLE promptly (the runtime's edge maps
+the timeout) instead of holding the caller."""
+
+
+def require_connected(nc: NatsClient) -> None:
+    """Fail at once, with the error the runtime's edge maps to UNAVAILABLE, while the
+    client is not connected: nats-py would buffer a request made while it reconnects
+    and let it wait out its whole timeout."""
+    if nc.is_closed:
+        raise nats.errors.ConnectionClosedError
+    if not nc.is_connected:
+        raise nats.errors.ConnectionReconnectingError
+
+
 class ConnectionState:
     """Tracks one dependency's state and logs a warning / info only when it changes."""
 
@@ -59,7 +83,7 @@ class ConnectionState:
 
 
 async def connect_when_reachable(
-    servers: Sequence[str],
+    servers: str | Sequence[str],
     *,
     name: str,
     state: ConnectionState,
@@ -75,7 +99,7 @@ async def connect_when_reachable(
         try:
             client = await asyncio.wait_for(
                 nats.connect(
-                    servers=list(servers),
+                    servers=server_list(servers),
                     name=name,
                     allow_reconnect=True,
                     max_reconnect_attempts=-1,

@@ -42,6 +42,9 @@ class DurableConsumer:
     max_deliver: int = -1
     max_ack_pending: int = 1000
     deliver_policy: DeliverPolicy = DeliverPolicy.ALL
+    replicas: int = 0
+    """0: the stream's (KOZYR_STREAM_REPLICAS), raised with it; a service's consumers
+    keep that. 1 suits a reader's throwaway consumer (a test's, a tool's)."""
 
     def config(self) -> ConsumerConfig:
         filters = list(self.filter_subjects)
@@ -54,6 +57,7 @@ class DurableConsumer:
             max_ack_pending=self.max_ack_pending,
             filter_subject=filters[0] if len(filters) == 1 else None,
             filter_subjects=filters if len(filters) > 1 else None,
+            num_replicas=self.replicas or None,
         )
 
 

@@ -45,7 +45,7 @@ from nats.aio.client import Client as NatsClient
 from nats.js import JetStreamContext
 
 from kozyr.bus.codec import encode_entry, entry_headers
-from kozyr.bus.connection import ConnectionState
+from kozyr.bus.connection import ConnectionState, server_list
 from kozyr.bus.streams import DEFAULT_DUPLICATE_WINDOW, ensure_event_streams
 from kozyr.bus.subjects import DEFAULT_ROOT, check_root, entry_subject
 from kozyr.eventstore.model import EventStore, OutboxEntry, OutboxReader
@@ -122,7 +122,7 @@ class OutboxRelay:
         nats_options: dict[str, Any] | None = None,
     ) -> None:
         self._store = store
-        self._servers = [nats_servers] if isinstance(nats_servers, str) else list(nats_servers)
+        self._servers = server_list(nats_servers)
         self._root = check_root(subject_root)
         self._categories = tuple(categories)
         self._duplicate_window = duplicate_window

@@ -25,12 +25,13 @@ import json
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 
 from nats.aio.client import Client as NatsClient
 from nats.js import JetStreamContext
 from nats.js.errors import NotFoundError
 
-from kozyr.bus.streams import jetstream_name
+from kozyr.bus.streams import ensure_replicas, jetstream_name
 from kozyr.bus.subjects import DEFAULT_ROOT, check_root
 
 SCHEDULE_HEADER = "Nats-Schedule"
@@ -116,15 +117,20 @@ class ScheduleStreamSpec:
 
 
 async def ensure_schedule_stream(nc: NatsClient, spec: ScheduleStreamSpec) -> None:
-    """Create the timers' stream (idempotent for the same configuration).
+    """Create the timers' stream, or raise an existing one's replicas to the spec's.
 
     Raises `SchedulesUnsupported` when the server does not keep schedules: a clock on
     such a server would silently never fire, so it must not start.
     """
-    reply = await nc.request(
-        f"$JS.API.STREAM.CREATE.{spec.name}", json.dumps(spec.config()).encode(), timeout=5.0
+    found = await _request(nc, f"$JS.API.STREAM.INFO.{spec.name}", b"")
+    if found.get("error") is None:
+        if not found.get("config", {}).get("allow_msg_schedules"):
+            raise SchedulesUnsupported(f"the stream {spec.name} does not allow message schedules")
+        await ensure_replicas(nc.jetstream(), spec.name, spec.replicas)
+        return
+    answer = await _request(
+        nc, f"$JS.API.STREAM.CREATE.{spec.name}", json.dumps(spec.config()).encode()
     )
-    answer = json.loads(reply.data)
     error = answer.get("error")
     if error is not None:
         raise SchedulesUnsupported(
@@ -136,6 +142,13 @@ async def ensure_schedule_stream(nc: NatsClient, spec: ScheduleStreamSpec) -> No
             f"the NATS server ignored allow_msg_schedules on {spec.name}: nats-server 2.12+ "
             "is needed"
         )
+
+
+async def _request(nc: NatsClient, subject: str, body: bytes) -> dict[str, Any]:
+    """One JetStream API request, its JSON answer."""
+    reply = await nc.request(subject, body, timeout=5.0)
+    answer: dict[str, Any] = json.loads(reply.data)
+    return answer
 
 
 class MessageScheduler:

@@ -36,6 +36,7 @@ class ServiceRelay:
         categories: Sequence[str],
         subject_root: str,
         service: str,
+        stream_replicas: int = 1,
     ) -> None:
         self.store = store
         self.relay = OutboxRelay(
@@ -44,6 +45,7 @@ class ServiceRelay:
             categories=categories,
             subject_root=subject_root,
             application_name=f"kozyr-{service}-relay",
+            stream_replicas=stream_replicas,
         )
         self._tasks: list[asyncio.Task[None]] = []
 

@@ -4,6 +4,9 @@
 in "<ROOT>_LOBBY", the public table events "<root>.public.>" in "<ROOT>_PUBLIC" (a
 stream of their own, so that the raw table stream stays exactly the events table).
 Names derive from the subject root, so tests with their own root get their own streams.
+Every stream, KV bucket and (by inheritance) durable consumer a service makes has
+`KOZYR_STREAM_REPLICAS` replicas (`ensure_replicas`): 3 on a 3-node cluster, so that one
+node going down takes nothing with it (docs/operations.md, "NATS cluster").
 The duplicate window is what turns the relay's at-least-once publishing into
 effectively-once storage (`Nats-Msg-Id` = event id): it must be longer than any relay
 outage plus its retry backoff you want de-duplicated (default 2 hours).
@@ -13,11 +16,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+import structlog
 from nats.js import JetStreamContext
 from nats.js.api import RetentionPolicy, StorageType, StreamConfig
-from nats.js.errors import NotFoundError
+from nats.js.errors import APIError, NotFoundError
 
 from kozyr.bus.subjects import DEFAULT_ROOT, category_filter, check_root
 
@@ -34,6 +38,8 @@ EVERY_CATEGORY: tuple[str, ...] = (*TABLE_CATEGORIES, *MATCHMAKING_CATEGORIES)
 """Every service's, for the operator's tools (`kozyr republish`) and tests' clean-up.
 A service's relay gets its own categories only: one it does not name, it cannot publish
 (it retries the row until it can), and its NATS user may not publish the others'."""
+
+log = structlog.get_logger(__name__)
 
 DEFAULT_DUPLICATE_WINDOW = 2 * 60 * 60.0
 """Seconds JetStream remembers message ids: republishing within it stores nothing new."""
@@ -76,7 +82,8 @@ class EventStreamSpec:
 
 
 async def ensure_stream(js: JetStreamContext, spec: EventStreamSpec) -> None:
-    """Create the stream, or bring an existing one's subjects and windows up to date."""
+    """Create the stream, or bring an existing one's subjects and windows up to date;
+    its replicas are raised to the spec's, never lowered (`ensure_replicas`)."""
     wanted = spec.config()
     try:
         info = await js.stream_info(spec.name)
@@ -88,9 +95,44 @@ async def ensure_stream(js: JetStreamContext, spec: EventStreamSpec) -> None:
         current.subjects != wanted.subjects
         or current.duplicate_window != wanted.duplicate_window
         or (current.max_age or None) != (wanted.max_age or None)
-        or (current.num_replicas or 1) != (wanted.num_replicas or 1)
     ):
-        await js.update_stream(wanted)
+        await js.update_stream(replace(wanted, num_replicas=current.num_replicas))
+    await ensure_replicas(js, spec.name, spec.replicas)
+
+
+async def ensure_replicas(js: JetStreamContext, stream: str, replicas: int) -> int:
+    """Give an existing stream (or KV bucket, `KV_<bucket>`) at least `replicas` replicas.
+
+    A stream created before `KOZYR_STREAM_REPLICAS` was raised (say R1 on a 3-node
+    cluster) would silently keep one copy: the node holding it going down would take it
+    with it. So it is updated here; JetStream copies it to the new peers, and its
+    consumers that inherit the stream's replicas (kozyr's do) follow. A stream with
+    more replicas than configured is kept as it is: a replica started with a stale
+    setting must not shrink production's streams. When the server refuses (a single,
+    non-clustered server; too few nodes) it is logged as an error at every start, and
+    the service goes on with the copies there are: refusing to start would take down
+    more than the missing replicas do. Returns the replicas the stream has.
+    """
+    info = await js.stream_info(stream)
+    have = info.config.num_replicas or 1
+    if have >= replicas:
+        if have > replicas:
+            log.warning(
+                "stream has more replicas than configured; kept",
+                stream=stream, replicas=have, configured=replicas,
+            )  # fmt: skip
+        return have
+    try:
+        await js.update_stream(replace(info.config, num_replicas=replicas))
+    except APIError as error:
+        log.error(
+            "stream has fewer replicas than KOZYR_STREAM_REPLICAS and cannot be raised: "
+            "a NATS node going down takes it with it",
+            stream=stream, replicas=have, configured=replicas, error=str(error),
+        )  # fmt: skip
+        return have
+    log.warning("stream replicas raised", stream=stream, replicas=replicas, previously=have)
+    return replicas
 
 
 async def ensure_event_streams(

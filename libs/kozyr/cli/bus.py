@@ -31,7 +31,11 @@ async def republish_log(after_global: int) -> Republished:
     try:
         async with PostgresEventStore(settings.database_url) as store:
             return await republish(
-                store, nc.jetstream(), settings.subject_root, after_global=after_global
+                store,
+                nc.jetstream(),
+                settings.subject_root,
+                after_global=after_global,
+                replicas=settings.stream_replicas,
             )
     except StoreUnavailable as err:
         raise CliError(f"cannot read the event log at KOZYR_DATABASE_URL: {err}") from None

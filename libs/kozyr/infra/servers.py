@@ -23,7 +23,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
 
@@ -343,10 +343,13 @@ class EmbeddedNats:
         port: int | None = None,
         config: Path | None = None,
         environment: Mapping[str, str] | None = None,
+        arguments: Sequence[str] = (),
     ) -> None:
         self.data_dir = Path(data_dir).resolve()
         self.port = port or free_port()
         self.config = config
+        self.arguments = list(arguments)
+        """More command-line options (a cluster node's name, cluster port and routes)."""
         self.environment = dict(environment or {})
         """More environment of the server (the passwords its configuration reads)."""
         self._proc: subprocess.Popen[bytes] | None = None
@@ -372,7 +375,7 @@ class EmbeddedNats:
         configured = ["-c", str(self.config)] if self.config is not None else []
         self._proc = spawn(
             [self.binary(), *configured, "-a", "127.0.0.1", "-p", str(self.port), "-js",
-             "-sd", str(self.data_dir)],
+             "-sd", str(self.data_dir), *self.arguments],
             stdout=self._log, stderr=subprocess.STDOUT, start_new_session=True,
             env={**os.environ, **self.environment},
         )  # fmt: skip
@@ -390,6 +393,13 @@ class EmbeddedNats:
         """SIGKILL: the server dies as in a crash."""
         stop_process(self._proc, signal.SIGKILL, 15)
         self._proc = None
+
+    @property
+    def pid(self) -> int:
+        """The server's process id (to freeze it with SIGSTOP: a hung server)."""
+        if self._proc is None:
+            raise RuntimeError("NATS is not running")
+        return self._proc.pid
 
     @property
     def running(self) -> bool:

@@ -9,6 +9,8 @@ every exception no handler typed, before it would call it a bug:
 - the event store's `StoreUnavailable` (connection refused or lost, pool or statement
   timeout, a server shutting down) → UNAVAILABLE, reason STORE_UNAVAILABLE;
 - its `SchemaNotMigrated` → UNAVAILABLE, reason SCHEMA_NOT_MIGRATED;
+- a NATS outage (no answer in time, no server, the connection closed or being
+  re-established, JetStream's 503) → UNAVAILABLE, reason BUS_UNAVAILABLE;
 - a raw driver error that escaped the store's own translation (asyncpg connection
   errors, SQLAlchemy's OperationalError/InterfaceError, a SQLSTATE of class 08, 53,
   57P...) → what `kozyr.eventstore.dberrors.translate` makes of it, mapped as above.
@@ -32,6 +34,7 @@ from kozyr.runtime.logging import get_logger
 
 STORE_UNAVAILABLE = "STORE_UNAVAILABLE"
 SCHEMA_NOT_MIGRATED = "SCHEMA_NOT_MIGRATED"
+BUS_UNAVAILABLE = "BUS_UNAVAILABLE"
 
 STORE_UNAVAILABLE_MESSAGES: Mapping[str, str] = MappingProxyType(
     {
@@ -68,6 +71,8 @@ def schema_not_migrated() -> Unavailable:
 
 def dependency_outage(error: BaseException) -> Unavailable | None:
     """The UNAVAILABLE a dependency's outage is answered with; None: not an outage."""
+    if is_bus_outage(error):
+        return bus_unavailable()
     return store_outage(error)
 
 
@@ -89,6 +94,44 @@ def store_outage(error: BaseException) -> Unavailable | None:
     if isinstance(typed, SchemaNotMigrated):
         return schema_not_migrated()
     return None
+
+
+_BUS_OUTAGES = {
+    "nats.errors": (
+        "TimeoutError", "NoServersError", "NoRespondersError", "ConnectionClosedError",
+        "ConnectionReconnectingError", "StaleConnectionError", "OutboundBufferLimitError",
+    ),
+    "nats.js.errors": ("ServiceUnavailableError",),
+}  # fmt: skip
+"""The NATS client's errors that mean "the bus cannot be reached now", not a bug: no
+answer in time, no server, the connection closed or being re-established, and
+JetStream's own 503 (a stream without a leader, the meta group electing one)."""
+
+
+def is_bus_outage(error: BaseException) -> bool:
+    """True for a NATS error of `_BUS_OUTAGES`. The classes are looked up among the
+    modules already loaded: a process that never imported nats cannot raise them, and
+    the runtime does not load nats for the processes that do not use it."""
+    for module_name, names in _BUS_OUTAGES.items():
+        module = sys.modules.get(module_name)
+        if module is not None and isinstance(error, tuple(getattr(module, n) for n in names)):
+            return True
+    return False
+
+
+BUS_UNAVAILABLE_MESSAGES: Mapping[str, str] = MappingProxyType(
+    {
+        "en": "The game's messaging cannot be reached right now: try again soon.",
+        "ro": "Sistemul de mesaje al jocului nu poate fi accesat acum: încearcă din nou curând.",
+        "it": "Il sistema di messaggi del gioco non è raggiungibile ora: riprova tra poco.",
+    }
+)
+
+
+def bus_unavailable() -> Unavailable:
+    """What a caller gets when a call needed NATS during its outage: UNAVAILABLE, which
+    clients retry, rather than INTERNAL (a bug) after waiting out nats-py's timeout."""
+    return Unavailable(BUS_UNAVAILABLE, BUS_UNAVAILABLE_MESSAGES)
 
 
 Probe = Callable[[], Awaitable[None]]

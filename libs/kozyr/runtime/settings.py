@@ -88,6 +88,15 @@ class Settings(BaseSettings):
         None, description="nats://host:4222; several servers comma-separated for a cluster."
     )
     subject_root: str = Field("kozyr", description="First token(s) of every NATS subject.")
+    stream_replicas: int = Field(
+        1,
+        ge=1,
+        le=5,
+        description="Replicas of every JetStream stream, KV bucket and durable consumer the "
+        "services make: 1 on a single NATS server, 3 on a 3-node cluster (prod), so one node "
+        "going down loses no event, timer or presence. An existing stream with fewer is "
+        'raised at start (docs/operations.md, "NATS cluster").',
+    )
 
     grpc_host: str = Field("0.0.0.0", min_length=1)
     grpc_port: int = Field(50051, ge=0, le=65535, description="0 picks a free port.")

@@ -98,12 +98,18 @@ def public_messages(events: Sequence[RecordedEvent]) -> list[PublicMessage]:
 
 
 async def republish(
-    store: EventStore, js: JetStreamContext, root: str, *, after_global: int = 0
+    store: EventStore,
+    js: JetStreamContext,
+    root: str,
+    *,
+    after_global: int = 0,
+    replicas: int = 1,
 ) -> Republished:
-    """Publish the log after `after_global` again (the streams are made if missing).
+    """Publish the log after `after_global` again (the streams are made if missing, with
+    `replicas` replicas).
 
     The log of one database: the table service's, or matchmaking's (run once for each)."""
-    await ensure_event_streams(js, root, EVERY_CATEGORY)
+    await ensure_event_streams(js, root, EVERY_CATEGORY, replicas=replicas)
     done = Republished()
     tables: dict[str, None] = {}
     position = after_global

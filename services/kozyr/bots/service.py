@@ -98,7 +98,9 @@ class BotsService:
             state=ConnectionState(get_logger("kozyr.bots"), "NATS"),
         )
         js = nc.jetstream()
-        await ensure_stream(js, EventStreamSpec(PUBLIC_CHANNEL, self.root))
+        await ensure_stream(
+            js, EventStreamSpec(PUBLIC_CHANNEL, self.root, replicas=self.settings.stream_replicas)
+        )
         handler: Callable[[Msg], Awaitable[None]] = self.player.public_event
         if self.inputs is not None:
             handler = self.inputs.events(handler)

@@ -34,7 +34,8 @@ from nats.js.errors import BadRequestError, KeyNotFoundError, KeyWrongLastSequen
 from nats.js.kv import KeyValue
 
 from kozyr.api.clock.v1 import presence_pb2
-from kozyr.bus.streams import jetstream_name
+from kozyr.bus.connection import CALL_TIMEOUT_SECONDS, require_connected
+from kozyr.bus.streams import ensure_replicas, jetstream_name
 from kozyr.bus.subjects import presence_subject
 
 PLAYER_ID = re.compile(r"[A-Za-z0-9_-]{1,128}")
@@ -64,7 +65,13 @@ class PresenceBook:
     """The presence bucket: heartbeats in, online/offline out."""
 
     def __init__(
-        self, nc: NatsClient, js: JetStreamContext, root: str, offline_after: float
+        self,
+        nc: NatsClient,
+        js: JetStreamContext,
+        root: str,
+        offline_after: float,
+        *,
+        replicas: int = 1,
     ) -> None:
         self._nc = nc
         self._js = js
@@ -72,24 +79,30 @@ class PresenceBook:
         self.bucket = presence_bucket(root)
         self.stream = f"KV_{self.bucket}"
         self.offline_after = offline_after
+        self.replicas = replicas
+        self._calls = nc.jetstream(timeout=CALL_TIMEOUT_SECONDS)
         self._kv: KeyValue | None = None
 
     async def open(self) -> None:
-        """Create the bucket (or bind to it; its max age follows `offline_after`)."""
+        """Create the bucket (or bind to it; its max age follows `offline_after`), then
+        bind it for the calls with their short timeout (`CALL_TIMEOUT_SECONDS`)."""
         config = KeyValueConfig(
             bucket=self.bucket,
             history=1,
             ttl=self.offline_after,
             storage=StorageType.FILE,
             limit_marker_ttl=MARKER_TTL_SECONDS,
+            replicas=self.replicas,
         )
         try:
-            self._kv = await self._js.create_key_value(config)
+            await self._js.create_key_value(config)
         except BadRequestError:  # it exists with another configuration: adopt ours
             info = await self._js.stream_info(self.stream)
-            info.config.max_age = self.offline_after
-            await self._js.update_stream(info.config)
-            self._kv = await self._js.key_value(self.bucket)
+            if info.config.max_age != self.offline_after:
+                info.config.max_age = self.offline_after
+                await self._js.update_stream(info.config)
+            await ensure_replicas(self._js, self.stream, self.replicas)
+        self._kv = await self._calls.key_value(self.bucket)
 
     @property
     def kv(self) -> KeyValue:
@@ -102,6 +115,7 @@ class PresenceBook:
         Retried until its compare-and-set succeeds (TimeoutError after
         `HEARTBEAT_SECONDS`): never written unconditionally, never given up.
         """
+        require_connected(self._nc)
         async with asyncio.timeout(HEARTBEAT_SECONDS):
             while True:
                 last, was_online = await self._last(player_id)
@@ -125,6 +139,7 @@ class PresenceBook:
 
     async def is_online(self, player_id: str) -> bool:
         """True while the player's heartbeats keep coming (an expiry marker is offline)."""
+        require_connected(self._nc)
         try:
             entry = await self.kv.get(player_id)
         except KeyNotFoundError:

@@ -19,10 +19,10 @@ from typing import NamedTuple
 
 from nats.js import JetStreamContext
 from nats.js.api import KeyValueConfig, StorageType
-from nats.js.errors import KeyNotFoundError, KeyWrongLastSequenceError
+from nats.js.errors import BadRequestError, KeyNotFoundError, KeyWrongLastSequenceError
 from nats.js.kv import KeyValue
 
-from kozyr.bus.streams import jetstream_name
+from kozyr.bus.streams import ensure_replicas, jetstream_name
 
 _CAS_ATTEMPTS = 10
 
@@ -40,14 +40,22 @@ Seats = dict[str, SeatAt]
 class SeatIndex:
     """player id → {table_id: SeatAt} of his tables still being played."""
 
-    def __init__(self, js: JetStreamContext, root: str) -> None:
+    def __init__(self, js: JetStreamContext, root: str, *, replicas: int = 1) -> None:
         self._js = js
         self.bucket = jetstream_name("clock_seats", root)
+        self.replicas = replicas
         self._kv: KeyValue | None = None
 
     async def open(self) -> None:
-        config = KeyValueConfig(bucket=self.bucket, history=1, storage=StorageType.FILE)
-        self._kv = await self._js.create_key_value(config)
+        """Create the bucket, or bind to it with its replicas raised to ours."""
+        config = KeyValueConfig(
+            bucket=self.bucket, history=1, storage=StorageType.FILE, replicas=self.replicas
+        )
+        try:
+            self._kv = await self._js.create_key_value(config)
+        except BadRequestError:  # it exists with other replicas
+            await ensure_replicas(self._js, f"KV_{self.bucket}", self.replicas)
+            self._kv = await self._js.key_value(self.bucket)
 
     @property
     def kv(self) -> KeyValue:

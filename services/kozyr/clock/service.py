@@ -97,12 +97,15 @@ class ClockService:
             state=ConnectionState(get_logger("kozyr.clock"), "NATS"),
         )
         js = nc.jetstream()
-        await ensure_schedule_stream(nc, ScheduleStreamSpec(self.root))
-        await ensure_stream(js, EventStreamSpec(PUBLIC_CHANNEL, self.root))
+        replicas = self.settings.stream_replicas
+        await ensure_schedule_stream(nc, ScheduleStreamSpec(self.root, replicas))
+        await ensure_stream(js, EventStreamSpec(PUBLIC_CHANNEL, self.root, replicas=replicas))
         scheduler = MessageScheduler(js, self.root)
-        presence = PresenceBook(nc, js, self.root, self.settings.clock_offline_after_seconds)
+        presence = PresenceBook(
+            nc, js, self.root, self.settings.clock_offline_after_seconds, replicas=replicas
+        )
         await presence.open()
-        seats = SeatIndex(js, self.root)
+        seats = SeatIndex(js, self.root, replicas=replicas)
         await seats.open()
         turns = TurnClock(scheduler, self.clock, self.tables)
         covering = Covering(

@@ -110,6 +110,7 @@ class MatchmakingService:
             categories=MATCHMAKING_CATEGORIES,
             subject_root=self.root,
             service="matchmaking",
+            stream_replicas=settings.stream_replicas,
         )
         self.book = LobbyBook(self.store)
         self.leaderboard = Leaderboard()
@@ -162,8 +163,9 @@ class MatchmakingService:
             state=ConnectionState(log, "NATS"),
         )
         js = nc.jetstream()
-        await ensure_stream(js, EventStreamSpec(PUBLIC_CHANNEL, self.root))
-        await ensure_stream(js, EventStreamSpec(CATEGORY, self.root))
+        replicas = self.settings.stream_replicas
+        await ensure_stream(js, EventStreamSpec(PUBLIC_CHANNEL, self.root, replicas=replicas))
+        await ensure_stream(js, EventStreamSpec(CATEGORY, self.root, replicas=replicas))
         self._ratings_sub = await js.subscribe(
             category_filter(CATEGORY, self.root),
             cb=self._rating_event,

@@ -58,6 +58,7 @@ class TableService:
             categories=TABLE_CATEGORIES,
             subject_root=settings.subject_root,
             service="table",
+            stream_replicas=settings.stream_replicas,
         )
         self.listener = TableChangeListener(self.notifier, settings.subject_root)
         self.poller = WatchPoller(self.store, self.notifier, settings.watch_poll_seconds)

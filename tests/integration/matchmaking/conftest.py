@@ -50,12 +50,20 @@ class RunningMatchmaking:
 
 @contextlib.asynccontextmanager
 async def running_matchmaking(
-    database_url: str, nats_url: str, subject_root: str, table_target: str, **options: Any
+    database_url: str,
+    nats_url: str,
+    subject_root: str,
+    table_target: str,
+    settings: dict[str, Any] | None = None,
+    **options: Any,
 ) -> AsyncIterator[RunningMatchmaking]:
     """Start matchmaking on its migrated `database_url`; `options` are
-    `MatchmakingSettings` fields. Always stopped, its clients closed."""
-    settings = table_settings(database_url, nats_url, subject_root, table_target=table_target)
-    service = MatchmakingService(settings, MatchmakingSettings(**(FAST | options)))
+    `MatchmakingSettings` fields, `settings` more Settings fields. Always stopped, its
+    clients closed."""
+    service_settings = table_settings(
+        database_url, nats_url, subject_root, table_target=table_target, **(settings or {})
+    )
+    service = MatchmakingService(service_settings, MatchmakingSettings(**(FAST | options)))
     port = await service.start()
     running = RunningMatchmaking(service, f"127.0.0.1:{port}", database_url)
     try:

@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from kozyr.bus.connection import server_list
 from kozyr.bus.streams import EventStreamSpec, jetstream_name
 from kozyr.bus.subjects import (
     StreamName,
@@ -88,3 +89,15 @@ def test_jetstream_names_derive_from_the_root() -> None:
     spec = EventStreamSpec("table", root="t9")
     assert (spec.name, spec.subjects) == ("T9_TABLE", ["t9.table.>"])
     assert spec.config().duplicate_window == spec.duplicate_window
+
+
+@pytest.mark.parametrize(
+    "servers",
+    [
+        "nats://a:4222,nats://b:4222, nats://c:4222",
+        ["nats://a:4222", "nats://b:4222", "nats://c:4222"],
+    ],
+)
+def test_a_cluster_url_becomes_nats_pys_server_list(servers: str | list[str]) -> None:
+    assert server_list(servers) == ["nats://a:4222", "nats://b:4222", "nats://c:4222"]
+    assert server_list("nats://one:4222") == ["nats://one:4222"]

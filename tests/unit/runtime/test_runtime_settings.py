@@ -233,3 +233,21 @@ def test_previous_jwt_keys_are_read_by_key_id_and_checked() -> None:
             load_settings(jwt_key=SECRET, jwt_previous_keys=bad)
         assert "KOZYR_JWT_PREVIOUS_KEYS" in str(caught.value)
         assert "short" not in str(caught.value).replace("KOZYR", ""), "secrets are not echoed"
+
+
+def test_stream_replicas_default_to_one_and_come_from_their_variable(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    assert load_settings().stream_replicas == 1
+    monkeypatch.setenv("KOZYR_STREAM_REPLICAS", "3")
+    assert load_settings().stream_replicas == 3
+
+
+@pytest.mark.parametrize("replicas", ["0", "6", "three"])
+def test_stream_replicas_out_of_jetstreams_range_are_rejected(
+    monkeypatch: pytest.MonkeyPatch, replicas: str
+) -> None:
+    monkeypatch.setenv("KOZYR_STREAM_REPLICAS", replicas)
+    with pytest.raises(SettingsError) as caught:
+        load_settings()
+    assert problem_for(caught.value, "KOZYR_STREAM_REPLICAS")

@@ -1,0 +1,94 @@
+"""KOZYR_STREAM_REPLICAS: every stream a service makes has that many copies.
+
+On a cluster an existing stream with fewer replicas is raised at start (never lowered:
+a replica with a stale setting must not shrink production's streams); where the server
+cannot raise it (a single server) the service says so loudly and goes on.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import nats
+import pytest
+from nats.js.errors import NotFoundError
+from structlog.testing import capture_logs
+
+from kozyr.bus.streams import EVERY_CATEGORY, EventStreamSpec, ensure_replicas, ensure_stream
+from kozyr.bus.subjects import PUBLIC_CHANNEL
+from tests.integration.bots.conftest import running_bots
+from tests.integration.matchmaking.conftest import running_matchmaking
+from tests.integration.table.conftest import running_table_service
+from tests.support.nats_cluster import NatsCluster, nats_cluster
+
+
+@pytest.fixture
+async def cluster(tmp_path: Path) -> AsyncIterator[NatsCluster]:
+    async with nats_cluster(tmp_path / "cluster") as started:
+        yield started
+
+
+async def test_a_single_server_that_cannot_raise_replicas_is_reported_loudly(
+    nats_url: str, subject_root: str
+) -> None:
+    nc = await nats.connect(nats_url)
+    js = nc.jetstream()
+    spec = EventStreamSpec("table", subject_root)
+    try:
+        await ensure_stream(js, spec)
+        with capture_logs() as logs:
+            kept = await ensure_replicas(js, spec.name, 3)
+        assert kept == 1
+        [error] = [e for e in logs if e["log_level"] == "error"]
+        assert error["stream"] == spec.name
+        assert (error["replicas"], error["configured"]) == (1, 3)
+        assert "cannot be raised" in error["event"]
+        assert (await js.stream_info(spec.name)).config.num_replicas == 1
+    finally:
+        with contextlib.suppress(NotFoundError):
+            await js.delete_stream(spec.name)
+        await nc.close()
+
+
+async def test_streams_are_raised_to_the_setting_and_never_lowered(
+    cluster: NatsCluster, subject_root: str
+) -> None:
+    async with cluster.client() as nc:
+        js = nc.jetstream()
+        await ensure_stream(js, EventStreamSpec("lobby", subject_root, replicas=1))
+        await js.add_consumer(EventStreamSpec("lobby", subject_root).name, durable_name="d")
+        await ensure_stream(js, EventStreamSpec("lobby", subject_root, replicas=3))
+        name = EventStreamSpec("lobby", subject_root).name
+        assert await cluster.replicas_of(nc, name) == 3
+        await cluster.until_consumer_replicated(nc, name, "d", 3)
+
+        with capture_logs() as logs:
+            await ensure_stream(js, EventStreamSpec("lobby", subject_root, replicas=1))
+        assert await cluster.replicas_of(nc, name) == 3
+        assert any("more replicas than configured" in e["event"] for e in logs)
+
+
+async def test_table_matchmaking_and_bots_make_their_streams_with_the_setting(
+    cluster: NatsCluster, database_url: str, matchmaking_database_url: str, subject_root: str
+) -> None:
+    """The services' streams and their consumers (the clock's: test_clock_cluster.py)."""
+    url = cluster.url
+    streams = [EventStreamSpec(c, subject_root).name for c in EVERY_CATEGORY]
+    public = EventStreamSpec(PUBLIC_CHANNEL, subject_root).name
+    consumers = ["bots-public", "matchmaking-opened", "matchmaking-finished"]
+    async with (
+        running_table_service(database_url, url, subject_root, stream_replicas=3) as table,
+        running_bots(table, url, subject_root, stream_replicas=3),
+        running_matchmaking(
+            matchmaking_database_url, url, subject_root, table.target,
+            settings={"stream_replicas": 3},
+        ),
+        cluster.client() as nc,
+    ):  # fmt: skip
+        for name in streams:
+            leader = await cluster.stream_leader(nc, name)
+            assert await cluster.replicas_of(nc, name) == 3, (name, leader.name)
+        for durable in consumers:
+            await cluster.until_consumer_replicated(nc, public, durable, 3)
