@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 
 import structlog
 from nats.js import JetStreamContext
-from nats.js.api import RetentionPolicy, StorageType, StreamConfig
+from nats.js.api import RetentionPolicy, StorageType, StreamConfig, StreamInfo
 from nats.js.errors import APIError, NotFoundError
 
 from kozyr.bus.subjects import DEFAULT_ROOT, category_filter, check_root
@@ -114,7 +114,7 @@ async def ensure_replicas(js: JetStreamContext, stream: str, replicas: int) -> i
     more than the missing replicas do. Returns the replicas the stream has.
     """
     info = await js.stream_info(stream)
-    have = info.config.num_replicas or 1
+    have = copies(info)
     if have >= replicas:
         if have > replicas:
             log.warning(
@@ -125,14 +125,29 @@ async def ensure_replicas(js: JetStreamContext, stream: str, replicas: int) -> i
     try:
         await js.update_stream(replace(info.config, num_replicas=replicas))
     except APIError as error:
-        log.error(
-            "stream has fewer replicas than KOZYR_STREAM_REPLICAS and cannot be raised: "
-            "a NATS node going down takes it with it",
-            stream=stream, replicas=have, configured=replicas, error=str(error),
-        )  # fmt: skip
-        return have
-    log.warning("stream replicas raised", stream=stream, replicas=replicas, previously=have)
-    return replicas
+        return _not_raised(stream, have, replicas, str(error))
+    now = copies(await js.stream_info(stream))
+    if now < replicas:
+        return _not_raised(stream, now, replicas, "the server is not clustered")
+    log.warning("stream replicas raised", stream=stream, replicas=now, previously=have)
+    return now
+
+
+def copies(info: StreamInfo) -> int:
+    """How many copies of a stream the servers keep: its replicas setting on a cluster,
+    one on a server that is not clustered — nats-server 2.12 alone takes a setting of 3
+    and says so in the stream's config, yet keeps the one copy it can."""
+    clustered = info.cluster is not None and info.cluster.name is not None
+    return (info.config.num_replicas or 1) if clustered else 1
+
+
+def _not_raised(stream: str, have: int, replicas: int, why: str) -> int:
+    log.error(
+        "stream has fewer replicas than KOZYR_STREAM_REPLICAS and cannot be raised: "
+        "a NATS node going down takes it with it",
+        stream=stream, replicas=have, configured=replicas, error=why,
+    )  # fmt: skip
+    return have
 
 
 async def ensure_event_streams(
