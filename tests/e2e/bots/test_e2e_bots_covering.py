@@ -64,6 +64,13 @@ def _her_turn(view: views_pb2.TableView) -> bool:
     return 0 in view.turn.seats and not view.finished
 
 
+def _her_turn_after(version: int) -> Callable[[views_pb2.TableView], bool]:
+    """Her turn in a view newer than her last move's answer: the stream may still hold
+    views from before that move (a presence change pushes one), which show her turn
+    already played."""
+    return lambda view: view.version > version and _her_turn(view)
+
+
 async def _until_a_bot_moved_for(stack: BotsStack, table_id: str, seat: int) -> None:
     async with asyncio.timeout(WAIT_SECONDS):
         while True:
@@ -93,17 +100,18 @@ async def _race(
     table_id: str,
     view: views_pb2.TableView,
     rng: random.Random,
-) -> bool:
+) -> int | None:
     """At a covered turn of her seat: the bot reads its view, Ana moves, then the bot's
-    move arrives. False when the real bot was first (no race this turn)."""
+    move arrives. Her view's version after her move; None when the real bot was first
+    (no race this turn)."""
     seen_by_bot = await bots.get_table(table_id, seat=0)
     if seen_by_bot.turn.number != view.turn.number or 0 not in seen_by_bot.turn.seats:
-        return False
+        return None
     try:
         done = await _move(me, table_id, view, rng)
     except grpc.aio.AioRpcError as error:
         if error.code() in (grpc.StatusCode.ABORTED, grpc.StatusCode.FAILED_PRECONDITION):
-            return False
+            return None
         raise
     assert done.view.seats[0].control == PERSON, "acting is the retake"
     with pytest.raises(grpc.aio.AioRpcError) as refused:
@@ -115,7 +123,7 @@ async def _race(
             seat=0,
         )
     assert error_details(refused.value).reason in {"STALE_VERSION", "SEAT_NOT_COMPUTER"}
-    return True
+    return done.view.version
 
 
 async def test_a_covered_seat_is_played_by_a_bot_until_its_player_retakes_it(
@@ -138,8 +146,10 @@ async def test_a_covered_seat_is_played_by_a_bot_until_its_player_retakes_it(
         TableClient(stack.table.target, token(BOTS_SUBJECT, Role.SERVICE)) as bots,
     ):
         stream = me.watch(table_id)
+        seen = 0  # a view the stream still holds from before her last move is not news
         for _ in range(2):  # online: she plays her turns herself
-            await _move(me, table_id, await _next(stream, _her_turn), rng)
+            view = await _next(stream, _her_turn_after(seen))
+            seen = (await _move(me, table_id, view, rng)).view.version
 
         beat.cancel()  # gone: covered, and the bots play her seat
         await _next(stream, lambda v: v.seats[0].control == COMPUTER)
@@ -148,15 +158,16 @@ async def test_a_covered_seat_is_played_by_a_bot_until_its_player_retakes_it(
         beat = asyncio.create_task(_beat(clock.target, "ana"))  # back
         for _ in range(RACES):
             view = await _next(stream, lambda v: _her_turn(v) and v.seats[0].control == COMPUTER)
-            if await _race(me, bots, table_id, view, rng):
+            if (won := await _race(me, bots, table_id, view, rng)) is not None:
+                seen = won
                 break
         else:
             pytest.fail(f"the bot was first at {RACES} of her turns")
 
         for _ in range(3):  # hers again: she plays on
-            view = await _next(stream, _her_turn)
+            view = await _next(stream, _her_turn_after(seen))
             assert view.seats[0].control == PERSON
-            await _move(me, table_id, view, rng)
+            seen = (await _move(me, table_id, view, rng)).view.version
         await stream.aclose()
     beat.cancel()
     await _assert_bots_moved_only_computer_seats(stack, table_id)
