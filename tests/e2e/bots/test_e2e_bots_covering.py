@@ -65,10 +65,20 @@ def _her_turn(view: views_pb2.TableView) -> bool:
 
 
 def _her_turn_after(version: int) -> Callable[[views_pb2.TableView], bool]:
-    """Her turn in a view newer than her last move's answer: the stream may still hold
-    views from before that move (a presence change pushes one), which show her turn
-    already played."""
     return lambda view: view.version > version and _her_turn(view)
+
+
+async def _her_next_turn(
+    stream: AsyncIterator[views_pb2.TableView], last: pb.SubmitActionResponse | None
+) -> views_pb2.TableView:
+    """Her next turn after her move `last` answered (None: before her first): the
+    answer's own view when it is her turn again (she leads the next trick: nobody else
+    moves, so the stream shows nothing newer), else the first newer view of the stream
+    that is her turn — the stream may still hold views from before that move (a presence
+    change pushes one), which show her turn already played."""
+    if last is not None and _her_turn(last.view):
+        return last.view
+    return await _next(stream, _her_turn_after(last.view.version if last else 0))
 
 
 async def _until_a_bot_moved_for(stack: BotsStack, table_id: str, seat: int) -> None:
@@ -100,10 +110,10 @@ async def _race(
     table_id: str,
     view: views_pb2.TableView,
     rng: random.Random,
-) -> int | None:
+) -> pb.SubmitActionResponse | None:
     """At a covered turn of her seat: the bot reads its view, Ana moves, then the bot's
-    move arrives. Her view's version after her move; None when the real bot was first
-    (no race this turn)."""
+    move arrives. Her move's answer; None when the real bot was first (no race this
+    turn)."""
     seen_by_bot = await bots.get_table(table_id, seat=0)
     if seen_by_bot.turn.number != view.turn.number or 0 not in seen_by_bot.turn.seats:
         return None
@@ -123,7 +133,7 @@ async def _race(
             seat=0,
         )
     assert error_details(refused.value).reason in {"STALE_VERSION", "SEAT_NOT_COMPUTER"}
-    return done.view.version
+    return done
 
 
 async def test_a_covered_seat_is_played_by_a_bot_until_its_player_retakes_it(
@@ -146,10 +156,9 @@ async def test_a_covered_seat_is_played_by_a_bot_until_its_player_retakes_it(
         TableClient(stack.table.target, token(BOTS_SUBJECT, Role.SERVICE)) as bots,
     ):
         stream = me.watch(table_id)
-        seen = 0  # a view the stream still holds from before her last move is not news
+        last = None
         for _ in range(2):  # online: she plays her turns herself
-            view = await _next(stream, _her_turn_after(seen))
-            seen = (await _move(me, table_id, view, rng)).view.version
+            last = await _move(me, table_id, await _her_next_turn(stream, last), rng)
 
         beat.cancel()  # gone: covered, and the bots play her seat
         await _next(stream, lambda v: v.seats[0].control == COMPUTER)
@@ -159,15 +168,15 @@ async def test_a_covered_seat_is_played_by_a_bot_until_its_player_retakes_it(
         for _ in range(RACES):
             view = await _next(stream, lambda v: _her_turn(v) and v.seats[0].control == COMPUTER)
             if (won := await _race(me, bots, table_id, view, rng)) is not None:
-                seen = won
+                last = won
                 break
         else:
             pytest.fail(f"the bot was first at {RACES} of her turns")
 
         for _ in range(3):  # hers again: she plays on
-            view = await _next(stream, _her_turn_after(seen))
+            view = await _her_next_turn(stream, last)
             assert view.seats[0].control == PERSON
-            seen = (await _move(me, table_id, view, rng)).view.version
+            last = await _move(me, table_id, view, rng)
         await stream.aclose()
     beat.cancel()
     await _assert_bots_moved_only_computer_seats(stack, table_id)
