@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import grpc
 import pytest
 
 from kozyr.api.common.v1 import games_pb2, seats_pb2
@@ -50,7 +51,7 @@ from kozyr.api.matchmaking.v1 import matchmaking_service_pb2 as mm_pb
 from kozyr.api.table.v1 import views_pb2
 from kozyr.client import MatchmakingClient, TableClient
 from tests.e2e.matchmaking.conftest import eventually
-from tests.e2e.players import ScriptedClient, SeatLog, chooser, play_table
+from tests.e2e.players import RECONNECT_ON, ScriptedClient, SeatLog, chooser, play_table
 from tests.support.containers import engine_problem, no_engine_reason, run
 from tests.support.matchmaking import final_state
 from tests.support.tables import JWT_KEY, Seat, token
@@ -283,6 +284,10 @@ async def play_through_a_restart(
     rng = random.Random(23)
     choose = chooser(Seat(seat, PLAYER, rng), rng)
     player = ScriptedClient(lambda: project.target("table"), table_id, PLAYER, seat, choose)
+    # A move in flight when the table stops may come back CANCELLED (its stream reset
+    # as the server goes): as for UNAVAILABLE, the client reconnects and re-sends it
+    # with its request id (`kozyr play` counts CANCELLED as the network's too).
+    player.reconnect_on = RECONNECT_ON | {grpc.StatusCode.CANCELLED}
     playing = asyncio.ensure_future(play_table([player], GAME_SECONDS))
     reached = await until_version(project.target("table"), table_id, RESTART_AT_VERSION)
     await project.run("restart", "table")
