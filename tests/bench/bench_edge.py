@@ -21,7 +21,7 @@ import asyncio
 import os
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, TextIO
 
 import grpc
 
@@ -97,19 +97,18 @@ async def _per_call(behaviour: Callable[[Any, Any], Any], context: Context, call
     return (time.process_time() - started) / calls
 
 
-async def main(calls: int, rounds: int) -> None:
-    with open(os.devnull, "w") as sink:
-        configure_logging("INFO", "json", service="bench", stream=sink)
-        token = TokenMinter(SECRET, "HS256").mint("player-1", Role.PLAYER)
-        context = Context(call_metadata(token=token, request_id="bench-request-1"))
-        configurations = _interceptors(asyncio.Event())
-        best: dict[str, float] = {}
-        for _ in range(rounds):
-            for name, stages in configurations.items():
-                behaviour = _behaviour(stages)
-                await _per_call(behaviour, context, calls // 10)  # warm up (caches, series)
-                seconds = await _per_call(behaviour, context, calls)
-                best[name] = min(best.get(name, seconds), seconds)
+async def main(calls: int, rounds: int, sink: TextIO) -> None:
+    configure_logging("INFO", "json", service="bench", stream=sink)
+    token = TokenMinter(SECRET, "HS256").mint("player-1", Role.PLAYER)
+    context = Context(call_metadata(token=token, request_id="bench-request-1"))
+    configurations = _interceptors(asyncio.Event())
+    best: dict[str, float] = {}
+    for _ in range(rounds):
+        for name, stages in configurations.items():
+            behaviour = _behaviour(stages)
+            await _per_call(behaviour, context, calls // 10)  # warm up (caches, series)
+            seconds = await _per_call(behaviour, context, calls)
+            best[name] = min(best.get(name, seconds), seconds)
     bare = best["bare handler"]
     print(f"{'configuration':<24} {'µs/call':>9} {'edge µs':>9}")
     for name, seconds in best.items():
@@ -121,4 +120,5 @@ if __name__ == "__main__":
     parser.add_argument("--calls", type=int, default=20_000)
     parser.add_argument("--rounds", type=int, default=5)
     arguments = parser.parse_args()
-    asyncio.run(main(arguments.calls, arguments.rounds))
+    with open(os.devnull, "w") as devnull:
+        asyncio.run(main(arguments.calls, arguments.rounds, devnull))

@@ -9,7 +9,10 @@ Guarantees (details and failure cases in docs/eventstore.md, "Relay"):
 - Per-stream order: entries are read in outbox order (per stream that is position
   order, each append's messages after its events) and the entries of one stream
   are published one at a time, each after the previous one's ack. Different
-  streams are published concurrently.
+  streams are published concurrently (every stream's head in flight at once, the
+  acks gathered on one reply subscription: `_Acks`). Not several of one stream at
+  once: a publish lost in a reconnect or a leader change while its successor is
+  stored would be a reorder (docs/eventstore.md, "Why not several in flight").
 - Replicas: any number may run; the event store's outbox reader elects one leader and
   the others wait. On PostgreSQL that is a session-level advisory lock on the reader's
   own connection, so a leader that loses its connection loses its leadership at the
