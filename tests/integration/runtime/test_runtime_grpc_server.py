@@ -454,9 +454,11 @@ async def _lines_of(stream: io.StringIO, request_id: str) -> list[dict[str, Any]
     logging stage writes it as the abort unwinds): wait for it rather than read at once
     (seen in CI: no line yet)."""
     async with asyncio.timeout(10):
-        while not (lines := [x for x in _log_lines(stream) if x.get("request_id") == request_id]):
+        while True:
+            lines = [x for x in _log_lines(stream) if x.get("request_id") == request_id]
+            if lines:
+                return lines
             await asyncio.sleep(0.01)
-    return lines
 
 
 async def test_each_call_writes_one_json_line_with_its_request_id(
