@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
 from types import ModuleType
 from typing import Any
 
@@ -93,6 +94,8 @@ KEYWORDS: dict[str, Words] = {
     "PARTY_IN_QUEUE": _both(_PARTY, _QUEUE),
     "TABLE_NOT_FULL": _both(_same("fill_with_computers"), _SEAT),
     "LOBBY_BUSY": _QUEUE,
+    "ABANDON_COOLDOWN": _both(_QUEUE, _w("left", "părăsit", "lasciato")),
+    "INVALID_LIFT_REASON": _both(_same("reason"), _w("penalty", "penaliz", "penalit")),
     "TABLE_OPENING": _both(_same("request_id"), _TABLE),
     "TABLE_NOT_FOUND": _TABLE,
     "STALE_VERSION": _w("version", "versiun", "version"),
@@ -124,6 +127,7 @@ AVOID: Words = {
 CALLS: dict[str, list[tuple[Any, ...]]] = {
     # builder: its argument lists, when the sample ones would not do
     "invalid_id": [("ticket_id",), ("party_id",), ("code",)],
+    "abandon_cooldown": [("x-1", datetime(2030, 5, 6, 7, 8, 9, tzinfo=UTC))],
 }
 
 

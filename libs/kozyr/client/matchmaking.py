@@ -142,3 +142,22 @@ class MatchmakingClient(ServiceClient):
             metadata=self.metadata,
         )
         return list(response.tables)
+
+    async def leaver_status(self, player_id: str = "") -> pb.LeaverStatus:
+        """The player's leaver record (ListMyTables's `leaver`): strikes, cooldown."""
+        response: pb.ListMyTablesResponse = await self.stub.ListMyTables(
+            pb.ListMyTablesRequest(player_id=player_id, page_size=1), metadata=self.metadata
+        )
+        return response.leaver
+
+    async def lift_leaver_penalty(
+        self, player_id: str, reason: str, request_id: str | None = None
+    ) -> pb.LiftLeaverPenaltyResponse:
+        """Admin: end a player's cooldown and take his latest strike back (an appeal)."""
+        response: pb.LiftLeaverPenaltyResponse = await self.stub.LiftLeaverPenalty(
+            pb.LiftLeaverPenaltyRequest(
+                player_id=player_id, reason=reason, request_id=request_id or str(uuid.uuid4())
+            ),
+            metadata=self.metadata,
+        )
+        return response

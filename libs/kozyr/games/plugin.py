@@ -194,6 +194,9 @@ class GamePlugin(Generic[S, C, E]):
     - `audience` (who may see an event, None: everyone) and `tapped_by` (the seat whose
       at-will tap an event is, for the tap limit): optional hooks, None when the game
       has no private events or taps.
+    - `decided_by`: the seat whose turn an event takes (its decision: a contract, a
+      card played, a pile picked up), for the table's per-seat turn tally (docs/leavers.md);
+      None for the table's own consequences. Optional: a game without it tallies nothing.
     - `deck` and `card_places`: the game's cards and where they are in a state (see
       `CardPlaces`); the invariants every game is property-tested against.
     """
@@ -211,6 +214,7 @@ class GamePlugin(Generic[S, C, E]):
     wide_turns: frozenset[str] = field(default_factory=frozenset)
     audience: Callable[[E], tuple[int, ...] | None] | None = None
     tapped_by: Callable[[E], int | None] | None = None
+    decided_by: Callable[[E], int | None] | None = None
     deck: tuple[Card, ...] = ()
     card_places: Callable[[S], CardPlaces] | None = None
 

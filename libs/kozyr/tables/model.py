@@ -123,6 +123,23 @@ Taps = tuple[datetime | None, ...]
 
 
 @dataclass(frozen=True, slots=True)
+class TurnTally:
+    """A player's seat's turns (the leaver accounting's facts, docs/leavers.md): every
+    decision taken at the seat (by its person, by the clock's default move on a timeout,
+    by the computer covering it), those taken while its person did not play it, and the
+    turns from its first such one on."""
+
+    turns: int = 0
+    covered: int = 0
+    since_cover: int = 0
+
+    def counted(self, covered: bool) -> TurnTally:
+        """The tally after one more turn of the seat."""
+        since = self.since_cover + 1 if covered or self.since_cover else 0
+        return TurnTally(self.turns + 1, self.covered + int(covered), since)
+
+
+@dataclass(frozen=True, slots=True)
 class Table:
     """A table as of `version` (the number of events folded so far).
 
@@ -158,6 +175,8 @@ class Table:
     unseen: tuple[int, ...] = ()
     taps: tuple[Taps, ...] = ()
     seat_run: tuple[int, ...] = ()
+    tally: tuple[TurnTally, ...] = ()
+    """Per seat, its turns so far (`TurnTally`); empty until a turn closes."""
 
     def version_for(self, seat: int | None) -> int:
         """The version as `seat` sees it (None: a spectator): events it may see."""
@@ -325,13 +344,26 @@ def apply(
         online[event.seat] = event.online
         return _seat_event(replace(table, online=tuple(online)))
     after = replace(
-        table,
+        _count_turn(table, event),
         state=table.game.evolve(table.state, event),
         version=table.version + 1,
         turn_deadline=deadline,
         deals=track_deals(table.deals, table.plugin.fair_deal(event)),
     )
     return _track_tap(_track_audience(after, event), event, at)
+
+
+def _count_turn(table: Table, event: Any) -> Table:
+    """Count a decision of a player's seat (the plugin's optional `decided_by` hook: the
+    seat whose turn an event takes): covered when its person was not playing it then. A
+    person retaking his seat to move appends the retake first, so his move is his."""
+    decided_by = table.plugin.decided_by
+    seat: int | None = decided_by(event) if decided_by is not None else None
+    if seat is None or table.seats[seat] == COMPUTER:
+        return table
+    tally = list(table.tally or (TurnTally(),) * len(table.seats))
+    tally[seat] = tally[seat].counted(table.control[seat] is not SeatControl.PERSON)
+    return replace(table, tally=tuple(tally))
 
 
 def _seat_event(table: Table) -> Table:

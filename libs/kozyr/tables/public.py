@@ -21,6 +21,7 @@ from enum import StrEnum
 from typing import Any
 
 from kozyr.games.decider import Turn
+from kozyr.games.standing import Standing
 from kozyr.tables import model
 from kozyr.tables.model import SeatControl, Table
 
@@ -85,10 +86,18 @@ class DealEnded:
 
 @dataclass(frozen=True, slots=True)
 class SeatResult:
+    """A seat's place and score, and the leaver accounting's facts of a player's seat
+    (docs/leavers.md): its turns, those covered, those from its first covered one on,
+    and whether its person was not playing it at the end. All 0/False for a computer."""
+
     seat: int
     player_id: str
     place: int
     score: int
+    turns: int = 0
+    covered_turns: int = 0
+    turns_since_cover: int = 0
+    covered_at_end: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,8 +183,18 @@ def _deals_ended(before: Table | None, after: Table) -> list[PublicEvent]:
 
 def _finished(table: Table) -> TableFinished:
     standing = table.game.standing(table.state)
-    results = tuple(
-        SeatResult(seat, table.seats[seat], standing.places[seat], standing.scores[seat])
-        for seat in range(len(table.seats))
+    return TableFinished(
+        table.game_id,
+        tuple(_result(table, seat, standing) for seat in range(len(table.seats))),
     )
-    return TableFinished(table.game_id, results)
+
+
+def _result(table: Table, seat: int, standing: Standing) -> SeatResult:
+    place, score, player = standing.places[seat], standing.scores[seat], table.seats[seat]
+    if player == model.COMPUTER:
+        return SeatResult(seat, player, place, score)
+    tally = table.tally[seat] if table.tally else model.TurnTally()
+    away = table.control[seat] is not SeatControl.PERSON
+    return SeatResult(
+        seat, player, place, score, tally.turns, tally.covered, tally.since_cover, away
+    )

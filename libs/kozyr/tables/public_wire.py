@@ -94,7 +94,14 @@ def encode(table_id: str, event: PublicEvent) -> events_pb2.PublicTableEvent:
         case TableFinished():
             results = [
                 events_pb2.SeatResult(
-                    seat=r.seat, player_id=r.player_id, place=r.place, score=r.score
+                    seat=r.seat,
+                    player_id=r.player_id,
+                    place=r.place,
+                    score=r.score,
+                    turns=r.turns,
+                    covered_turns=r.covered_turns,
+                    turns_since_cover=r.turns_since_cover,
+                    covered_at_end=r.covered_at_end,
                 )
                 for r in event.results
             ]

@@ -14,7 +14,7 @@ import uuid
 from datetime import datetime
 from typing import Any
 
-from kozyr.matchmaking import texts
+from kozyr.matchmaking import leavers, texts
 from kozyr.matchmaking.lobby import (
     MAX_PARTY,
     PARTY_LIMIT,
@@ -89,8 +89,10 @@ def enter(
     skills: dict[str, Skill],
     now: datetime,
 ) -> list[Event]:
-    """Open a ticket for `players` (already resolved by `queue_players`)."""
+    """Open a ticket for `players` (already resolved by `queue_players`), none of them
+    serving a leaver's cooldown."""
     check_free(lobby, players)
+    check_cooldown(lobby, players, now)
     return [
         (
             "TicketOpened",
@@ -245,7 +247,48 @@ def table_noticed(
     return [("TableNoticed", {**data, "at": now.isoformat()})]
 
 
-def table_ended(lobby: Lobby, table_id: str) -> list[Event]:
-    """A table finished (its public `TableFinished`): its players are free again, and
-    a late `TableOpened` of it seats nobody. Nothing the second time."""
-    return [] if table_id in lobby.ended else [("TableEnded", {"table": table_id})]
+def check_cooldown(lobby: Lobby, players: tuple[str, ...], now: datetime) -> None:
+    """No player of a ticket is serving a leaver's cooldown (docs/leavers.md)."""
+    for player in players:
+        record = lobby.leavers.get(player)
+        if record is not None and record.until is not None and record.blocks(now):
+            raise texts.abandon_cooldown(player, record.until)
+
+
+def table_ended(
+    lobby: Lobby,
+    table_id: str,
+    seats: tuple[leavers.SeatFacts, ...] = (),
+    now: datetime | None = None,
+) -> list[Event]:
+    """A table finished (its public `TableFinished`): its players are free again, a late
+    `TableOpened` of it seats nobody, and — at a table of two persons or more — each
+    leaver gets a strike (`AbandonJudged`, before it) and the others a clean table.
+    Nothing the second time: a redelivered `TableFinished` judges nobody twice."""
+    if table_id in lobby.ended:
+        return []
+    ended: dict[str, Any] = {"table": table_id}
+    if not leavers.counts_for_record(seats):
+        return [("TableEnded", ended)]
+    assert now is not None
+    events: list[Event] = []
+    gone = leavers.leavers_of(seats)
+    for player in sorted(gone):
+        strikes = lobby.leavers.get(player, leavers.Record()).strikes + 1
+        until = leavers.cooldown_end(strikes, now)
+        judged = {"table": table_id, "player": player, "strikes": strikes, "at": now.isoformat()}
+        events.append(("AbandonJudged", {**judged, "until": until.isoformat() if until else None}))
+    clean = sorted({s.player_id for s in seats if s.player_id} - gone)
+    forgiven = [p for p in clean if lobby.leavers.get(p, leavers.Record()).forgiven_by_one_more()]
+    events.append(("TableEnded", {**ended, "clean": clean, "forgiven": forgiven}))
+    return events
+
+
+def lift_penalty(lobby: Lobby, player_id: str, by: str, reason: str, now: datetime) -> list[Event]:
+    """An admin upholds a player's appeal: his cooldown ends now and his latest strike is
+    taken back. Nothing when he has no strike."""
+    record = lobby.leavers.get(player_id)
+    if record is None:
+        return []
+    data = {"player": player_id, "strikes": record.strikes - 1, "by": by, "reason": reason}
+    return [("PenaltyLifted", {**data, "at": now.isoformat()})]

@@ -19,9 +19,11 @@ Event data holds no floats (the event store refuses them): skills are decimal st
 from __future__ import annotations
 
 from collections import OrderedDict, deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
+
+from kozyr.matchmaking.leavers import Record
 
 STREAM = "lobby-main"
 SNAPSHOT_KEY = "lobby-v1"
@@ -211,6 +213,8 @@ class Lobby:
     """game → the waits (seconds) of its latest matched tickets (estimates)."""
     made: OrderedDict[str, str] = field(default_factory=OrderedDict)
     """match → the table it opened (the latest `OUTCOMES_KEPT`), for retried requests."""
+    leavers: dict[str, Record] = field(default_factory=dict)
+    """player → his leaver record (docs/leavers.md), while it holds a strike."""
 
     # ------------------------------------------------------------------ reading
 
@@ -353,7 +357,33 @@ class Lobby:
         seats = tuple((p, int(s)) for p, s in d["seats"])
         self._seat(SeatedTable(d["table"], d["game"], seats, datetime.fromisoformat(d["at"])))
 
+    def _on_AbandonJudged(self, d: dict[str, Any]) -> None:
+        until = datetime.fromisoformat(d["until"]) if d.get("until") else None
+        self.leavers[d["player"]] = Record(int(d["strikes"]), 0, until)
+
+    def _on_PenaltyLifted(self, d: dict[str, Any]) -> None:
+        strikes = int(d["strikes"])
+        if strikes:
+            self.leavers[d["player"]] = Record(strikes, 0, None)
+        else:
+            self.leavers.pop(d["player"], None)
+
+    def _count_clean(self, d: dict[str, Any]) -> None:
+        """A table's clean players: a step closer to a strike back, or one back."""
+        forgiven = set(d.get("forgiven", ()))
+        for player in d.get("clean", ()):
+            record = self.leavers.get(player)
+            if record is None:
+                continue
+            if player not in forgiven:
+                self.leavers[player] = replace(record, clean=record.clean + 1)
+            elif record.strikes > 1:
+                self.leavers[player] = Record(record.strikes - 1, 0, record.until)
+            else:
+                del self.leavers[player]
+
     def _on_TableEnded(self, d: dict[str, Any]) -> None:
+        self._count_clean(d)
         table_id = d["table"]
         self.ended[table_id] = None
         while len(self.ended) > OUTCOMES_KEPT:
@@ -437,6 +467,10 @@ def encode(lobby: Lobby) -> dict[str, Any]:
         "waits": {game: [repr(w) for w in waits] for game, waits in lobby.waits.items()},
         "made": list(lobby.made.items()),
         "ended": list(lobby.ended),
+        "leavers": [
+            [p, r.strikes, r.clean, _when(r.until) if r.until else None]
+            for p, r in lobby.leavers.items()
+        ],
     }  # fmt: skip
 
 
@@ -473,6 +507,10 @@ def decode(data: dict[str, Any]) -> Lobby:
         lobby.waits[game] = deque((float(w) for w in waits), maxlen=RECENT_WAITS)
     lobby.made = OrderedDict((m, t) for m, t in data["made"])
     lobby.ended = OrderedDict.fromkeys(data.get("ended", ()))  # older snapshots: none
+    lobby.leavers = {
+        p: Record(int(n), int(c), datetime.fromisoformat(u) if u else None)
+        for p, n, c, u in data.get("leavers", ())
+    }
     return lobby
 
 

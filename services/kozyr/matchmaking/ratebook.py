@@ -73,6 +73,7 @@ class RatedTable:
     score: int
     change: float
     at: datetime
+    abandoned: bool = False
 
 
 def _record(player_id: str, game: str, events: Sequence[RecordedEvent]) -> RatingRecord:
@@ -85,7 +86,7 @@ def rated_table(event: RecordedEvent) -> RatedTable:
     before, after = Skill.decode(d["before"]), Skill.decode(d["after"])
     return RatedTable(
         d["table"], d["game"], int(d["seat"]), int(d["place"]), int(d["score"]),
-        ordinal(after) - ordinal(before), event.recorded_at,
+        ordinal(after) - ordinal(before), event.recorded_at, bool(d.get("abandoned")),
     )  # fmt: skip
 
 
@@ -154,8 +155,15 @@ class RatingBook:
         """The player's last `count` rated tables of the game, oldest first."""
         return [rated_table(e) for e in await self._tail(game, player_id, count)]
 
-    async def record(self, table_id: str, game: str, seats: Sequence[SeatOutcome]) -> int:
-        """Rate one finished table; the number of ratings changed now (0 for a repeat).
+    async def record(
+        self,
+        table_id: str,
+        game: str,
+        seats: Sequence[SeatOutcome],
+        abandoned: frozenset[str] = frozenset(),
+    ) -> int:
+        """Rate one finished table, its leavers (`abandoned`) as last (`ratings.rate`);
+        the number of ratings changed now (0 for a repeat).
 
         ConcurrencyConflict (another table of a player rated at the same moment)
         propagates: the delivery is retried and computes again from the new skills.
@@ -171,7 +179,7 @@ class RatingBook:
             p: Skill.decode(done["before"]) if done else record.skill
             for p, (record, done) in loaded.items()
         }
-        after = rate(game, seats, before)
+        after = rate(game, seats, before, abandoned)
         changed = 0
         for seat in people:
             record, done = loaded[seat.player_id]
@@ -187,6 +195,8 @@ class RatingBook:
                 "before": before[seat.player_id].encode(),
                 "after": after[seat.player_id].encode(),
             }
+            if seat.player_id in abandoned:
+                data["abandoned"] = True
             result = await self.store.append(
                 stream_of(game, seat.player_id),
                 record.version,

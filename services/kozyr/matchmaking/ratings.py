@@ -57,8 +57,18 @@ def teams_of(game: str, seats: Sequence[SeatOutcome]) -> list[list[SeatOutcome]]
     return [[s] for s in seats]
 
 
-def rate(game: str, seats: Sequence[SeatOutcome], skills: dict[str, Skill]) -> dict[str, Skill]:
-    """The new skill of every person at the table, from his skill before (`skills`)."""
+def rate(
+    game: str,
+    seats: Sequence[SeatOutcome],
+    skills: dict[str, Skill],
+    abandoned: frozenset[str] = frozenset(),
+) -> dict[str, Skill]:
+    """The new skill of every person at the table, from his skill before (`skills`).
+
+    A team with a leaver in it (`abandoned`, docs/leavers.md) is ranked after every team
+    without one — 3-5-8: the leaver is last; Khözör: his team lost — keeping the table's
+    order among such teams; a leaver's partners are protected: a fall is not applied to
+    them (their skill stays as it was), as FAF and Lichess spare a leaver's teammates."""
     if game not in (THREE_FIVE_EIGHT, KHOZOR_TEAMS):
         return {}
     people = [s for s in seats if s.player_id]
@@ -69,13 +79,22 @@ def rate(game: str, seats: Sequence[SeatOutcome], skills: dict[str, Skill]) -> d
         [MODEL.rating(mu=_skill(s, skills).mu, sigma=_skill(s, skills).sigma) for s in team]
         for team in teams
     ]
-    ranks = [float(min(s.place for s in team)) for team in teams]
+    left = [any(s.player_id in abandoned for s in team) for team in teams]
+    ranks = [
+        float(min(s.place for s in team) + (len(seats) if gone else 0))
+        for team, gone in zip(teams, left, strict=True)
+    ]
     rated = MODEL.rate(ratings, ranks=ranks)
     after: dict[str, Skill] = {}
-    for team, new in zip(teams, rated, strict=True):
+    for team, new, gone in zip(teams, rated, left, strict=True):
         for seat, rating in zip(team, new, strict=True):
-            if seat.player_id:
-                after[seat.player_id] = Skill(float(rating.mu), float(rating.sigma))
+            if not seat.player_id:
+                continue
+            skill = Skill(float(rating.mu), float(rating.sigma))
+            before = _skill(seat, skills)
+            if gone and seat.player_id not in abandoned and ordinal(skill) < ordinal(before):
+                skill = before  # a partner of a leaver does not pay for him
+            after[seat.player_id] = skill
     return after
 
 

@@ -43,6 +43,7 @@ from kozyr.eventstore.readiness import until_migrated
 from kozyr.matchmaking import metrics
 from kozyr.matchmaking.book import LobbyBook
 from kozyr.matchmaking.decisions import table_ended, table_noticed
+from kozyr.matchmaking.leavers import SeatFacts, leavers_of
 from kozyr.matchmaking.lobby import SEATS, Lobby, Match
 from kozyr.matchmaking.matching import find_matches
 from kozyr.matchmaking.placing import Placer
@@ -63,8 +64,12 @@ PLAYER_METHODS = (
     "EnterQueue", "CancelTicket", "CreateParty", "JoinParty", "LeaveParty", "GetParty",
     "CreatePrivateTable",
 )  # fmt: skip
+ADMIN_ONLY = frozenset({Role.ADMIN})
 AUTH_POLICY = AuthPolicy(
-    method_roles={f"/{SERVICE_NAME}/{method}": PLAYER_ONLY for method in PLAYER_METHODS}
+    method_roles={
+        **{f"/{SERVICE_NAME}/{method}": PLAYER_ONLY for method in PLAYER_METHODS},
+        f"/{SERVICE_NAME}/LiftLeaverPenalty": ADMIN_ONLY,
+    }
 )
 REQUIRED_SETTINGS = ("database_url", "nats_url", "jwt_key", "table_target")
 ACK_WAIT = 10.0
@@ -258,20 +263,26 @@ class MatchmakingService:
         )
 
     async def table_finished(self, message: Msg) -> None:
-        """Rate a finished table (each table once) and free its players' seats."""
+        """Rate a finished table (each table once, its leavers as last), free its players'
+        seats and judge its leavers (docs/leavers.md): one lobby decision, also once."""
         event = _public_event(message, "table_finished")
         if event is None:
             return
         finished = event.table_finished
         seats = [SeatOutcome(r.seat, r.player_id, r.place, r.score) for r in finished.results]
-        changed = await self.ratings.record(event.table_id, finished.game_id, seats)
+        facts = tuple(
+            SeatFacts(r.player_id, r.turns, r.covered_turns, r.turns_since_cover, r.covered_at_end)
+            for r in finished.results
+        )
+        gone = leavers_of(facts)
+        changed = await self.ratings.record(event.table_id, finished.game_id, seats, gone)
         metrics.RATED.inc(changed)
-        table_id = event.table_id
+        table_id, now = event.table_id, self.clock.now()
         await self.book.decide(
             f"ended:{table_id}",
-            lambda lobby: table_ended(lobby, table_id),
+            lambda lobby: table_ended(lobby, table_id, facts, now),
         )
-        log.info("table rated", table_id=table_id, ratings_changed=changed)
+        log.info("table rated", table_id=table_id, ratings_changed=changed, abandoned=sorted(gone))
 
     async def _rating_event(self, message: Msg) -> None:
         try:

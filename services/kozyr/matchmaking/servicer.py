@@ -23,6 +23,7 @@ from kozyr.api.matchmaking.v1 import matchmaking_service_pb2_grpc as pb_grpc
 from kozyr.client.texts import table_service_unavailable
 from kozyr.matchmaking import decisions, texts
 from kozyr.matchmaking.book import LobbyBook
+from kozyr.matchmaking.leavers import Record
 from kozyr.matchmaking.lobby import Lobby, Party, QueueOptions
 from kozyr.matchmaking.matching import MatchRules, estimated_wait, level_for
 from kozyr.matchmaking.placing import Placer
@@ -75,6 +76,22 @@ def _game(value: int) -> str:
     if game is None:
         raise texts.invalid_game()
     return game
+
+
+def _lift_reason(value: str) -> str:
+    if not 1 <= len(value) <= 500 or not value.isprintable() or not value.strip():
+        raise texts.invalid_lift_reason()
+    return value
+
+
+def leaver_message(record: Record | None, now: Any) -> pb.LeaverStatus:
+    """A player's leaver record; the cooldown only while it runs."""
+    if record is None:
+        return pb.LeaverStatus()
+    status = pb.LeaverStatus(strikes=record.strikes, clean_tables=record.clean)
+    if record.until is not None and record.blocks(now):
+        status.cooldown_until.CopyFrom(_timestamp(record.until))
+    return status
 
 
 def _player_id(value: str) -> str:
@@ -422,9 +439,28 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
                     table_id=rated.table_id, game=GAME_ENUMS[rated.game], seat=rated.seat,
                     finished=True, place=rated.place, score=rated.score,
                     rating_change=rated.change, at=_timestamp(rated.at),
+                    abandoned=rated.abandoned,
                 )
             )  # fmt: skip
-        return pb.ListMyTablesResponse(tables=found)
+        leaver = leaver_message(lobby.leavers.get(player), self._clock.now())
+        return pb.ListMyTablesResponse(tables=found, leaver=leaver)
+
+    # ------------------------------------------------------------------ leavers
+
+    async def LiftLeaverPenalty(
+        self, request: pb.LiftLeaverPenaltyRequest, context: Any
+    ) -> pb.LiftLeaverPenaltyResponse:
+        admin = current_principal().require(Role.ADMIN).subject
+        player = _player_id(request.player_id)
+        reason = _lift_reason(request.reason)
+        request_id = _request_id(request.request_id)
+        now = self._clock.now()
+        events = await self._book.decide(
+            f"lift:{admin}:{request_id}",
+            lambda lobby: decisions.lift_penalty(lobby, player, admin, reason, now),
+        )
+        record = self._book.lobby.leavers.get(player)
+        return pb.LiftLeaverPenaltyResponse(lifted=bool(events), leaver=leaver_message(record, now))
 
     @staticmethod
     def _whose(player_id: str, *, anyone: bool) -> str:

@@ -5,6 +5,8 @@ Every refusal is raised before anything is appended, so a refused call changes n
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from kozyr.runtime.errors import (
     FailedPrecondition,
     InvalidArgument,
@@ -370,6 +372,35 @@ def table_not_full(players: int, seats: int) -> FailedPrecondition:
             "(fill_with_computers) sau aduceți mai mulți prieteni.",
             "it": f"Il gruppo occupa {players} posti su {seats}: chiedi dei computer "
             "(fill_with_computers) o porta altri amici.",
+        },
+    )
+
+
+def abandon_cooldown(player_id: str, until: datetime) -> FailedPrecondition:
+    when = until.strftime("%Y-%m-%d %H:%M:%S UTC")
+    return FailedPrecondition(
+        "ABANDON_COOLDOWN",
+        {
+            "en": f"{player_id} left rated tables before their end: he may join a queue "
+            f"again at {when}.",
+            "ro": f"{player_id} a părăsit mese cotate înainte de final: poate intra din nou "
+            f"într-o coadă la {when}.",
+            "it": f"{player_id} ha lasciato tavoli classificati prima della fine: potrà "
+            f"rientrare in una coda alle {when}.",
+        },
+        metadata={"playerId": player_id, "until": until.isoformat()},
+    )
+
+
+def invalid_lift_reason() -> InvalidArgument:
+    return InvalidArgument(
+        "INVALID_LIFT_REASON",
+        {
+            "en": "reason must say why the penalty is lifted: 1 to 500 printable characters.",
+            "ro": "reason trebuie să spună de ce se ridică penalizarea: între 1 și 500 de "
+            "caractere tipăribile.",
+            "it": "reason deve dire perché la penalità è revocata: da 1 a 500 caratteri "
+            "stampabili.",
         },
     )
 

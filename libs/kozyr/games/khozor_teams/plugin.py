@@ -83,6 +83,14 @@ def card_places(state: g.State) -> CardPlaces:
     return CardPlaces(state.hands, hidden=(*state.reserve, *state.sleeping), public=pile)
 
 
+def decided_by(event: g.Event) -> int | None:
+    """The seat whose decision an event records: an opener confirmed, cards led or
+    beaten, a pile picked up (signals are taps, not turns)."""
+    if isinstance(event, g.OpenerConfirmed | g.CardsLed | g.CardsBeaten | g.PilePickedUp):
+        return event.seat
+    return None
+
+
 def fair_deal(event: g.Event) -> FairDeal:
     if isinstance(event, g.RoundDealt):
         return Dealt(event.commitment)
@@ -162,6 +170,7 @@ PLUGIN: GamePlugin[g.State, g.Command, g.Event] = GamePlugin(
     audit=AUDIT,
     audience=g.audience,
     tapped_by=g.tapped_by,
+    decided_by=decided_by,
     deck=g.DECK,
     card_places=card_places,
 )

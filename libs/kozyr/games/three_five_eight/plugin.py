@@ -108,6 +108,16 @@ def card_places(state: g.State) -> CardPlaces:
     return CardPlaces(hands, hidden, public, tuple(seen))
 
 
+def decided_by(event: g.Event) -> int | None:
+    """The seat whose decision an event records: a contract, an exchanged card, a
+    discard, a card played (the exchange's skips and the talon are the rules' own)."""
+    if isinstance(event, g.ContractChosen | g.CardsDiscarded | g.CardPlayed):
+        return event.seat
+    if isinstance(event, g.CardExchanged):
+        return event.giver
+    return None
+
+
 def fair_deal(event: g.Event) -> FairDeal:
     if isinstance(event, g.CardsDealt):
         return Dealt(event.commitment)
@@ -221,6 +231,7 @@ PLUGIN: GamePlugin[g.State, g.Command, g.Event] = GamePlugin(
     options_from_wire=options_from_wire,
     view_to_wire=view_to_wire,
     wide_turns=frozenset({"discard"}),
+    decided_by=decided_by,
     deck=g.DECK,
     card_places=card_places,
 )
