@@ -44,15 +44,15 @@ def decide(
     `acting_person` is the seat of a person acting for himself: if his seat is not his
     to play right now, he takes it back in the same append, before his move.
     """
-    events = retake(table, acting_person)
+    events: list[Any] = list(retake(table, acting_person))
     ready = table
     for event in events:
         ready = model.apply(ready, event, ready.turn_deadline)
-    decided = ready.game.decide(ready.state, command)
     after = ready
-    for event in decided:
-        after = model.apply(after, event)
-    return draw_chance(after, [*events, *decided], seeds)
+    for event in ready.game.decide(ready.state, command):
+        after = _fold(after, events, [event])
+        after = _fold(after, events, _reveal_due(after))
+    return draw_chance(after, events, seeds)
 
 
 def retake(table: Table, seat: int | None) -> list[SeatControlChanged]:
@@ -66,12 +66,11 @@ def draw_chance(table: Table, events: Sequence[Any], seeds: Seeds) -> Decision:
     """Let the table act while the game waits for chance: one fresh seed per draw (a
     deal's seed derived under scheme 2), with scheme 2's commitments and reveals."""
     drawn = list(events)
-    table = _fold(table, drawn, _reveals_due(table))
     table = _fold(table, drawn, _commitment_due(table, seeds))
     while not table.is_over and table.game.turn(table.state).is_chance:
         table = _fold(table, drawn, _chance(table, seeds))
         table = _fold(table, drawn, _commitment_due(table, seeds))
-    return Decision(tuple(drawn), _fold(table, drawn, _reveals_due(table)))
+    return Decision(tuple(drawn), table)
 
 
 def _fold(table: Table, drawn: list[Any], events: Sequence[Any]) -> Table:
@@ -104,11 +103,12 @@ def _commitment_due(table: Table, seeds: Seeds) -> list[seeding.ServerSeedCommit
     return [seeding.committed(len(table.deals) + 1, seeds())]
 
 
-def _reveals_due(table: Table) -> list[seeding.ServerSeedRevealed]:
-    """Server seeds to reveal now: an ended deal's, and every one once the game is over."""
+def _reveal_due(table: Table) -> list[seeding.ServerSeedRevealed]:
+    """Scheme 2: right after the game reveals a deal's seed, the table reveals the
+    deal's server seed (the next deal's, committed already, stays secret: it is never
+    revealed if the game ends before that deal)."""
     return [
         seeding.ServerSeedRevealed(s.deal, s.server_seed)
         for s in table.seedings
-        if table.is_over
-        or (s.deal <= len(table.deals) and table.deals[s.deal - 1].seed is not None)
+        if s.deal <= len(table.deals) and table.deals[s.deal - 1].seed is not None
     ]

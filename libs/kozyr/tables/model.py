@@ -355,8 +355,12 @@ def apply(
         online: list[bool | None] = list(table.online or (True,) * len(table.seats))
         online[event.seat] = event.online
         return _seat_event(replace(table, online=tuple(online)))
-    if isinstance(event, seeding.SEEDING_EVENTS):
+    if isinstance(event, ClientSeedSet):
         return _seat_event(_seeding_event(table, event))
+    if isinstance(event, seeding.SEEDING_EVENTS):
+        # appended with the game events of a deal or its end: seen by every viewer, they
+        # end its run of seat events as a public game event does
+        return replace(_seeding_event(table, event), version=table.version + 1, seat_run=())
     after = replace(
         table,
         state=table.game.evolve(table.state, event),

@@ -327,9 +327,14 @@ class _Auditor:
         seeds before the deal, the deal's seed derived from them, the reveal committed."""
         assert self.table is not None  # model.decode refuses table events before creation
         if self.owed:
-            return _problem(
-                event, Check.INCOMPLETE_MOVE, f"a seeding event before {self.owed[0][0]}, still due"
-            )
+            due = self.owed[0][0]
+            reveal = profile_of(self.table.game_id).reveal_event
+            if not isinstance(decoded, seeding.ServerSeedRevealed):
+                return _problem(
+                    event, Check.INCOMPLETE_MOVE, f"a seeding event before {due}, still due"
+                )
+            if due == reveal:  # the server seed follows the deal's own reveal
+                return _problem(event, Check.NOT_FROM_RULES, f"the rules record {due} here")
         if self.table.seed_scheme != seeding.CLIENT_SEEDS:
             return _problem(event, Check.DEAL_DERIVATION, "a seeding event at a scheme 1 table")
         if isinstance(decoded, seeding.ServerSeedCommitted):
@@ -427,7 +432,7 @@ class _Auditor:
             )
         elif decoded.deal in self.dealt and decoded.deal not in self.revealed:
             reason = f"the server seed of deal {decoded.deal} is revealed before the deal ended"
-        elif decoded.deal not in self.dealt and not (self.table and self.table.is_over):
+        elif decoded.deal not in self.dealt:
             reason = f"the server seed of deal {decoded.deal} is revealed before it was dealt"
         if reason is not None:
             return _problem(event, Check.SERVER_SEED_COMMITMENT, reason)
@@ -528,7 +533,7 @@ class _Auditor:
         profile = profile_of(self.table.game_id)
         at = self.result_position or last.position
         unrevealed = sorted(set(self.dealt) - self.revealed)
-        hidden = sorted(set(self.seedings) - self.server_revealed)
+        hidden = sorted(set(self.dealt) & set(self.seedings) - self.server_revealed)
         if hidden and not unrevealed:
             return Problem(
                 last.position,
