@@ -129,8 +129,11 @@ class TableApp:
         new_seed: Callable[[], bytes] = lambda: secrets.token_bytes(32),
         tap_limit: TapLimit = SIGNAL_TAPS,
         directory: TableDirectory | None = None,
+        seed_scheme: int = seeding.CURRENT_SCHEME,
     ) -> None:
-        """`directory`: where tables are noted when they open and end (ListTables)."""
+        """`directory`: where tables are noted when they open and end (ListTables);
+        `seed_scheme`: how the tables it opens seed their deals (tests open scheme 1
+        tables, as the service did before scheme 2, to check they still verify)."""
         self.store = store
         self.directory = directory
         self.tap_limit = tap_limit
@@ -138,6 +141,7 @@ class TableApp:
         self.notifier = notifier or TableNotifier()
         self._clock = clock
         self._new_seed = new_seed
+        self._seed_scheme = seed_scheme
 
     # ------------------------------------------------------------------ reading
 
@@ -209,7 +213,7 @@ class TableApp:
             cover_after_seconds,
             computer_level,
             hints_off,
-            seeding.CURRENT_SCHEME,
+            self._seed_scheme,
         )
         table = model.start(created)
         opened = decision.draw_chance(table, [created], self._new_seed)
