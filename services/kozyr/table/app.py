@@ -420,7 +420,11 @@ class TableApp:
                 raise invalid_seat(seat)
             try:
                 event = seeding.client_seed_event(
-                    () if table.is_over else table.seedings, len(table.deals), seat, deal, client_seed
+                    () if table.is_over else table.seedings,
+                    len(table.deals),
+                    seat,
+                    deal,
+                    client_seed,
                 )
             except seeding.SeedRefused as refused:
                 refusal = (
