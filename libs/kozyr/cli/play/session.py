@@ -134,10 +134,15 @@ class TableSession:
         self._seeding.add(task)
         task.add_done_callback(self._seeding.discard)
 
+    async def seeds_sent(self) -> None:
+        """Wait until every client seed sent so far has its answer."""
+        await asyncio.gather(*self._seeding)
+
     async def _send_seed(self, deal: int) -> None:
         """A refused or lost seed leaves the deal with the seat's default ("" recorded):
-        the game goes on either way, so it is not retried."""
-        with contextlib.suppress(grpc.aio.AioRpcError, TimeoutError):
+        the game goes on either way, so it is not retried (nor is one whose channel
+        closed as the session ended)."""
+        with contextlib.suppress(grpc.aio.AioRpcError, grpc.aio.UsageError, TimeoutError):
             async with asyncio.timeout(CALL_SECONDS):
                 await self.table.set_client_seed(self.table_id, deal, self.client_seed)
 
