@@ -365,3 +365,50 @@ def test_a_seat_history_shows_the_commitment_but_not_the_server_seed_before_its_
             r.data["deal"] == e.data["deal"] for r in of_type(game.events, "ServerSeedRevealed")
         )
         assert (e.data["server_seed"] in text) is revealed, e.data["deal"]
+
+
+def _renumbered(events: list[RecordedEvent]) -> list[RecordedEvent]:
+    return [dataclasses.replace(e, position=i) for i, e in enumerate(events, start=1)]
+
+
+def test_a_deal_without_its_derivation_record_is_caught() -> None:
+    game = played()
+    events = game.copy_events()
+    record = next(e for e in events if e.type == "DealSeeded" and e.data["deal"] == 3)
+    forged, chain = rehashed(_renumbered([e for e in events if e is not record]))
+    report = audit.verify(forged, chain)
+    assert report.problem is not None
+    assert (report.problem.position, report.problem.check) == (
+        record.position,
+        Check.DEAL_DERIVATION,
+    )
+    assert "no DealSeeded" in report.problem.reason
+
+
+def test_recorded_client_seeds_other_than_the_ones_set_are_caught() -> None:
+    game = played()
+    events = game.copy_events()
+    record = next(e for e in events if e.type == "DealSeeded" and e.data["deal"] == 2)
+    record.data["client_seeds"][0] = "not what seat 0 set"
+    forged, chain = rehashed(events)
+    report = audit.verify(forged, chain)
+    assert report.problem is not None
+    assert (report.problem.position, report.problem.check) == (
+        record.position,
+        Check.DEAL_DERIVATION,
+    )
+    assert "client seeds" in report.problem.reason
+
+
+def test_a_commitment_that_is_not_the_hash_of_its_server_seed_is_caught() -> None:
+    game = played()
+    events = game.copy_events()
+    committed = next(e for e in events if e.type == "ServerSeedCommitted" and e.data["deal"] == 5)
+    committed.data["commitment"] = "0" * 64
+    forged, chain = rehashed(events)
+    report = audit.verify(forged, chain)
+    assert report.problem is not None
+    assert (report.problem.position, report.problem.check) == (
+        committed.position,
+        Check.SERVER_SEED_COMMITMENT,
+    )
