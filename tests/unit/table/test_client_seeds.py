@@ -412,3 +412,28 @@ def test_a_commitment_that_is_not_the_hash_of_its_server_seed_is_caught() -> Non
         committed.position,
         Check.SERVER_SEED_COMMITMENT,
     )
+
+
+async def test_a_finished_game_takes_no_client_seed_for_the_deal_it_never_reached() -> None:
+    """The server seed committed after the last deal is never used: a seed for it is
+    refused, though that commitment is still pending in the table."""
+    rng = random.Random(11)
+    app = TableApp(InMemoryEventStore(), new_seed=lambda: rng.randbytes(32))
+    table = await create(app)
+    moves = 0
+    while not table.is_over:
+        seat, command = choose(table, rng)
+        moves += 1
+        table = (
+            await app.submit(
+                table.table_id, command, request_id=f"m{moves}", actor=player(table, seat)
+            )
+        ).table
+    unused = three_five_eight.DEALS + 1
+    assert seeding.pending(table.seedings, unused) is not None
+    assert table.next_seeding is None
+    with pytest.raises(FailedPrecondition) as refused:
+        await app.set_client_seed(
+            table.table_id, 0, unused, "after the end", request_id="end", actor=player(table, 0)
+        )
+    assert refused.value.reason == "DEAL_NOT_OPEN"
