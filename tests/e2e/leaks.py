@@ -13,7 +13,8 @@ history, its refusals' texts — is checked against the model at that item's ver
   another hand);
 * the fields that show private things show exactly the seat's own: its hand, the
   declarer's talon and discards, its own exchange steps, its own team's signals;
-* no deal seed appears before the version of its `DealSeedRevealed`;
+* no deal seed appears before the version of its `DealSeedRevealed`, and no server
+  seed (seed scheme 2, docs/fair-deal.md §9) before its `ServerSeedRevealed`;
 * its history holds every event except, in Khözör, the other team's signals, and
   Khözör's history never names a card (a named card might later fall asleep);
 * versions are the seat's own (docs/api.md, "Versions"): a seat counts only the events
@@ -389,11 +390,17 @@ MODELS: dict[str, type[ThreeFiveEightKnowledge] | type[KhozorKnowledge]] = {
 
 
 def deal_seeds(admin: Sequence[LoggedEvent]) -> dict[str, int]:
-    """Every deal's seed → the version of its reveal (a huge number if never revealed)."""
+    """Every secret seed → the version of its reveal (a huge number if never revealed):
+    each deal's seed, and under seed scheme 2 each server seed (a seat that learnt one
+    before its deal could steer that deal with its client seed)."""
     seeds = {e.data["seed"]: 1 << 62 for e in admin if e.type in ("CardsDealt", "RoundDealt")}
+    seeds |= {e.data["server_seed"]: 1 << 62 for e in admin if e.type == "ServerSeedCommitted"}
     for event in admin:
-        if event.type == "DealSeedRevealed" and event.data["seed"] in seeds:
-            seeds[event.data["seed"]] = min(seeds[event.data["seed"]], event.version)
+        revealed = event.data.get("seed") if event.type == "DealSeedRevealed" else None
+        if event.type == "ServerSeedRevealed":
+            revealed = event.data["server_seed"]
+        if revealed in seeds:
+            seeds[revealed] = min(seeds[revealed], event.version)
     return seeds
 
 

@@ -396,3 +396,22 @@ def test_cards_named_in_any_language_are_read_in_texts() -> None:
     texts = ["Nu ai cartea D♠.", "Non hai la carta F♥ né jolly rosso.", "You do not hold 10♣."]
     assert sorted(cards_in_text(texts)) == sorted(["QS", "JH", "JK-red", "10C"])
     assert cards_in_text(["Rămâi la masă", "Donna", "DR"]) == []
+
+
+def test_a_server_seed_before_its_reveal_is_caught(deals: Played) -> None:
+    """Seed scheme 2: a server seed a seat learns before its deal ended would let it
+    steer the deal with its client seed (docs/fair-deal.md §9)."""
+    server_seed = "ab" * 32
+    committed = {"deal": 9, "commitment": "c" * 64, "server_seed": server_seed}
+    events = [
+        LoggedEvent(1, "ServerSeedCommitted", committed),
+        *(LoggedEvent(e.version + 1, e.type, e.data) for e in deals.events),
+    ]
+    revealed_at = len(events) + 1  # appended after the honest game's log
+    reveal = {"deal": 9, "server_seed": server_seed}
+    events.append(LoggedEvent(revealed_at, "ServerSeedRevealed", reveal))
+    leaky = {"next_deal": {"number": 9, "server_seed": server_seed}}
+    early = find_leaks(THREE_FIVE_EIGHT, events, None, [Seen("view", 5, leaky, "early")])
+    assert _mentions(early, "seed of a deal not yet revealed", "early")
+    late = Seen("view", revealed_at, {"deals": [{"server_seed": server_seed}]}, "late")
+    assert find_leaks(THREE_FIVE_EIGHT, events, None, [late]) == []

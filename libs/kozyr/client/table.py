@@ -8,6 +8,7 @@ grpc.aio.AioRpcError; `kozyr.runtime.errors.error_details` reads their reason.
 
 from __future__ import annotations
 
+import secrets
 import uuid
 from collections.abc import AsyncGenerator, Sequence
 from datetime import datetime
@@ -27,6 +28,11 @@ RETRY_SERVICE_CONFIG = retry_service_config(TABLE_SERVICE)
 """The table client's retry policy. Safe for every TableService method: the writes carry
 a request id and the service answers a repeat with the first result (SubmitAction,
 CreateTable, SetSeatControl), ExpireTurn names the turn it ends, the reads change nothing."""
+
+
+def random_client_seed() -> str:
+    """A client seed nobody can guess: 32 hex digits from the operating system's CSPRNG."""
+    return secrets.token_hex(16)
 
 
 def new_request_id() -> str:
@@ -113,6 +119,30 @@ class TableClient(ServiceClient):
         if seat is not None:
             request.seat = seat
         response: pb.SubmitActionResponse = await self.stub.SubmitAction(
+            request, metadata=self.metadata
+        )
+        return response
+
+    async def set_client_seed(
+        self,
+        table_id: str,
+        deal_number: int,
+        client_seed: str | None = None,
+        *,
+        request_id: str | None = None,
+        seat: int | None = None,
+    ) -> pb.SetClientSeedResponse:
+        """Contribute to the next deal's seed (docs/fair-deal.md §9): `client_seed` as the
+        player typed it, else a random one (`random_client_seed`)."""
+        request = pb.SetClientSeedRequest(
+            table_id=table_id,
+            request_id=request_id or new_request_id(),
+            deal_number=deal_number,
+            client_seed=client_seed or random_client_seed(),
+        )
+        if seat is not None:
+            request.seat = seat
+        response: pb.SetClientSeedResponse = await self.stub.SetClientSeed(
             request, metadata=self.metadata
         )
         return response

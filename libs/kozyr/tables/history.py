@@ -1,7 +1,9 @@
 """The redaction of a table's history: what each seat may read of the log.
 
-RULES.md "what every seat may know": table-level events (creation, seat control) are
-public; a game event is shown to a seat only as the game's `redact` lets it (a seat
+RULES.md "what every seat may know": table-level events (creation, seat control, seed
+scheme 2's commitments and client seeds) are public but for a committed server seed, which
+only a moderator reads before its reveal (`seeding.SECRET_FIELDS`); a game event is
+shown to a seat only as the game's `redact` lets it (a seat
 sees its own cards, nobody sees another's). The unredacted log is for admins only.
 """
 
@@ -11,6 +13,7 @@ from typing import Any
 
 from kozyr.eventstore import RecordedEvent
 from kozyr.tables.model import TABLE_EVENTS, Table, decode
+from kozyr.tables.seeding import SECRET_FIELDS
 
 
 def history_data(table: Table, event: RecordedEvent, seat: int | None, full: bool) -> Any:
@@ -19,6 +22,9 @@ def history_data(table: Table, event: RecordedEvent, seat: int | None, full: boo
     `seat` None is the spectator's redaction; `full` (an admin asking for no seat)
     shows the data as stored.
     """
-    if full or event.type in TABLE_EVENTS:
+    if full:
         return event.data
+    if event.type in TABLE_EVENTS:
+        secret = SECRET_FIELDS.get(event.type)
+        return {k: v for k, v in event.data.items() if k != secret}
     return table.game.redact(decode(table, event.type, event.data), seat)

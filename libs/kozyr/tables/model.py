@@ -18,7 +18,14 @@ from kozyr.games.codec import decode_event, encode_event, registry_of
 from kozyr.games.decider import Decider
 from kozyr.games.errors import OptionsError
 from kozyr.games.plugin import AnyPlugin, Dealt, FairDeal, Revealed
+from kozyr.tables import seeding
 from kozyr.tables.games import UnknownGame, game_by_id
+from kozyr.tables.seeding import (
+    ClientSeedSet,
+    DealSeeded,
+    Seeding,
+    ServerSeedCommitted,
+)
 
 COMPUTER = ""
 """The player id of a seat that a computer plays from the start."""
@@ -56,6 +63,10 @@ class TableCreated:
     hints_off: bool = False
     """No hints at this table (matchmaking's rated queue tables): the bots service
     refuses SuggestAction here, reading it from the view (`TableView.hints_allowed`)."""
+    seed_scheme: int = seeding.SERVER_ONLY
+    """How the table seeds its deals (kozyr.tables.seeding): 1, the service's seed alone
+    (every table created before scheme 2, whose event has no such field); 2, the server
+    seed with every seat's client seed."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,7 +90,9 @@ class SeatPresenceChanged:
     online: bool
 
 
-TABLE_EVENTS = registry_of([TableCreated, SeatControlChanged, SeatPresenceChanged])
+TABLE_EVENTS = registry_of(
+    [TableCreated, SeatControlChanged, SeatPresenceChanged, *seeding.SEEDING_EVENTS]
+)
 SEAT_EVENTS = (SeatControlChanged, SeatPresenceChanged)
 """Table events about a seat, not the game: they leave the game's state and turn alone."""
 
@@ -94,12 +107,18 @@ class DealProof:
 
     Which events deal and reveal is the game plugin's `fair_deal` to say: the deal
     carries the `commitment` (SHA-256 of the seed, hex), the reveal the `seed` when the
-    deal or round is over (docs/fair-deal.md).
+    deal or round is over (docs/fair-deal.md). Under seed scheme 2 the deal also names
+    the server seed's commitment and the client seeds it was derived from, and the server
+    seed once the deal has ended (kozyr.tables.seeding).
     """
 
     number: int
     commitment: str
     seed: str | None = None
+    scheme: int = seeding.SERVER_ONLY
+    server_commitment: str = ""
+    client_seeds: tuple[str, ...] = ()
+    server_seed: str | None = None
 
 
 def track_deals(deals: tuple[DealProof, ...], mark: FairDeal) -> tuple[DealProof, ...]:
@@ -177,6 +196,17 @@ class Table:
     seat_run: tuple[int, ...] = ()
     tally: tuple[TurnTally, ...] = ()
     """Per seat, its turns so far (`TurnTally`); empty until a turn closes."""
+    seed_scheme: int = seeding.SERVER_ONLY
+    seedings: tuple[Seeding, ...] = ()
+    """Committed server seeds not revealed yet (scheme 2): the current deal's and the
+    next one's, with the client seeds set for it so far."""
+
+    @property
+    def next_seeding(self) -> Seeding | None:
+        """The next deal's committed server seed, while seats may still set client seeds."""
+        if self.is_over:
+            return None
+        return seeding.pending(self.seedings, len(self.deals) + 1)
 
     def version_for(self, seat: int | None) -> int:
         """The version as `seat` sees it (None: a spectator): events it may see."""
@@ -308,6 +338,7 @@ def start(created: TableCreated) -> Table:
         online=tuple(True if p == COMPUTER else None for p in created.seats),
         cover_after_seconds=created.cover_after_seconds,
         hints_off=created.hints_off,
+        seed_scheme=created.seed_scheme,
     )
 
 
@@ -343,6 +374,12 @@ def apply(
         online: list[bool | None] = list(table.online or (True,) * len(table.seats))
         online[event.seat] = event.online
         return _seat_event(replace(table, online=tuple(online)))
+    if isinstance(event, ClientSeedSet):
+        return _seat_event(_seeding_event(table, event))
+    if isinstance(event, seeding.SEEDING_EVENTS):
+        # appended with the game events of a deal or its end: seen by every viewer, they
+        # end its run of seat events as a public game event does
+        return replace(_seeding_event(table, event), version=table.version + 1, seat_run=())
     after = replace(
         _count_turn(table, event),
         state=table.game.evolve(table.state, event),
@@ -364,6 +401,32 @@ def _count_turn(table: Table, event: Any) -> Table:
     tally = list(table.tally or (TurnTally(),) * len(table.seats))
     tally[seat] = tally[seat].counted(table.control[seat] is not SeatControl.PERSON)
     return replace(table, tally=tuple(tally))
+
+
+def _seeding_event(table: Table, event: seeding.SeedingEvent) -> Table:
+    """Fold a seed scheme 2 event: server seeds committed and revealed, client seeds set,
+    a deal's derivation recorded on its public proof."""
+    if isinstance(event, ServerSeedCommitted):
+        fresh = Seeding(event.deal, event.server_seed, ("",) * len(table.seats))
+        return replace(table, seedings=(*table.seedings, fresh))
+    if isinstance(event, ClientSeedSet):
+        return replace(table, seedings=seeding.with_client_seed(table.seedings, event))
+    if isinstance(event, DealSeeded):
+        derived = {
+            "scheme": event.scheme,
+            "server_commitment": event.server_commitment,
+            "client_seeds": event.client_seeds,
+        }
+        return replace(table, deals=_proof_of(table.deals, event.deal, **derived))
+    return replace(
+        table,
+        seedings=tuple(s for s in table.seedings if s.deal != event.deal),
+        deals=_proof_of(table.deals, event.deal, server_seed=event.server_seed.hex()),
+    )
+
+
+def _proof_of(deals: tuple[DealProof, ...], number: int, **changes: Any) -> tuple[DealProof, ...]:
+    return tuple(replace(d, **changes) if d.number == number else d for d in deals)
 
 
 def _seat_event(table: Table) -> Table:

@@ -71,13 +71,13 @@ def _sources(module: ModuleType) -> Iterator[Path]:
 
 def fold_sources() -> list[Path]:
     """Every source file a table's fold runs: the games (every registered one), the
-    table model, this codec."""
-    from kozyr.tables import repository  # imports this module: only needed here
+    table model and its seeding events, this codec."""
+    from kozyr.tables import repository, seeding  # repository imports this module
 
     modules = [sys.modules[Decider.__module__], sys.modules[Card.__module__]]
     modules.append(sys.modules[decode_event.__module__])  # events are decoded by this codec
     modules.append(sys.modules[GamePlugin.__module__])  # the fold reads fair_deal's marks
-    modules += [sys.modules[Table.__module__], repository, sys.modules[__name__]]
+    modules += [sys.modules[Table.__module__], seeding, repository, sys.modules[__name__]]
     modules += [_module_of(plugin.rules) for plugin in registered()]
     return [path for module in modules for path in _sources(module)]
 

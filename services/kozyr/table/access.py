@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from kozyr.runtime.auth import Principal, Role
 from kozyr.table import texts
-from kozyr.tables.model import SeatControl, Table
+from kozyr.tables.model import COMPUTER, SeatControl, Table
 
 
 def _check_range(table: Table, seat: int) -> int:
@@ -58,5 +58,15 @@ def acting_seat(principal: Principal, table: Table, requested: int | None) -> in
     """The seat a SubmitAction plays for at this version of the table, or PERMISSION_DENIED."""
     seat = claimed_seat(principal, table, requested)
     if principal.role is Role.SERVICE and table.control[seat] is not SeatControl.COMPUTER:
+        raise texts.seat_not_computer(seat)
+    return seat
+
+
+def seeding_seat(principal: Principal, table: Table, requested: int | None) -> int:
+    """The seat a SetClientSeed is for: a player's own; a service's or admin's only if a
+    computer holds it from the start. No one but the player writes a person's client
+    seed, or the operator's side could choose it (docs/fair-deal.md §9)."""
+    seat = claimed_seat(principal, table, requested)
+    if principal.role is not Role.PLAYER and table.seats[seat] != COMPUTER:
         raise texts.seat_not_computer(seat)
     return seat

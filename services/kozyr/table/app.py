@@ -36,6 +36,8 @@ from kozyr.table import metrics
 from kozyr.table.notifier import TableNotifier
 from kozyr.table.texts import (
     computer_seat,
+    deal_already_started,
+    deal_not_open,
     invalid_seat,
     request_id_reused,
     stale_version,
@@ -43,7 +45,7 @@ from kozyr.table.texts import (
     too_busy,
     too_many_taps,
 )
-from kozyr.tables import decision, model
+from kozyr.tables import decision, model, seeding
 from kozyr.tables.decision import Decision
 from kozyr.tables.directory import TableDirectory, finish_time
 from kozyr.tables.model import (
@@ -127,8 +129,11 @@ class TableApp:
         new_seed: Callable[[], bytes] = lambda: secrets.token_bytes(32),
         tap_limit: TapLimit = SIGNAL_TAPS,
         directory: TableDirectory | None = None,
+        seed_scheme: int = seeding.CURRENT_SCHEME,
     ) -> None:
-        """`directory`: where tables are noted when they open and end (ListTables)."""
+        """`directory`: where tables are noted when they open and end (ListTables);
+        `seed_scheme`: how the tables it opens seed their deals (tests open scheme 1
+        tables, as the service did before scheme 2, to check they still verify)."""
         self.store = store
         self.directory = directory
         self.tap_limit = tap_limit
@@ -136,6 +141,7 @@ class TableApp:
         self.notifier = notifier or TableNotifier()
         self._clock = clock
         self._new_seed = new_seed
+        self._seed_scheme = seed_scheme
 
     # ------------------------------------------------------------------ reading
 
@@ -207,6 +213,7 @@ class TableApp:
             cover_after_seconds,
             computer_level,
             hints_off,
+            self._seed_scheme,
         )
         table = model.start(created)
         opened = decision.draw_chance(table, [created], self._new_seed)
@@ -391,6 +398,46 @@ class TableApp:
         except _Unchanged as unchanged:
             return Outcome(unchanged.table, applied=False)
 
+    async def set_client_seed(
+        self,
+        table_id: str,
+        seat: int,
+        deal: int,
+        client_seed: str,
+        *,
+        request_id: str,
+        actor: Actor,
+        check: Callable[[Table], object] | None = None,
+    ) -> Outcome:
+        """Record `seat`'s client seed for `deal` (docs/fair-deal.md §9): only for the
+        next deal, after its server seed is committed and before it is dealt; a deal
+        already dealt is refused (DEAL_ALREADY_STARTED) and keeps its seed."""
+
+        def plan(table: Table) -> Decision:
+            if check is not None:
+                check(table)
+            if not 0 <= seat < len(table.seats):
+                raise invalid_seat(seat)
+            try:
+                event = seeding.client_seed_event(
+                    () if table.is_over else table.seedings,
+                    len(table.deals),
+                    seat,
+                    deal,
+                    client_seed,
+                )
+            except seeding.SeedRefused as refused:
+                refusal = (
+                    deal_already_started
+                    if refused.reason == "DEAL_ALREADY_STARTED"
+                    else deal_not_open
+                )
+                raise refusal(refused.deal, refused.next_deal) from None
+            return Decision((event,), model.apply(table, event, table.turn_deadline))
+
+        key = fingerprint(seeding.ClientSeedSet(seat, deal, client_seed))
+        return await self._commit(table_id, plan, request_id, actor, key)
+
     # ------------------------------------------------------------------ internals
 
     def _decide(self, table: Table, command: Any, acting_person: int | None = None) -> Decision:
@@ -529,6 +576,8 @@ def _kind(before: Table | None, events: Sequence[Any]) -> str:
         return "create"
     if all(isinstance(e, SEAT_EVENTS) for e in events):
         return "seat"
+    if all(isinstance(e, seeding.ClientSeedSet) for e in events):
+        return "seed"
     return "move"
 
 

@@ -24,7 +24,7 @@ from kozyr.games.plugin import AnyPlugin, UnknownGame, plugin_by_code, registere
 from kozyr.runtime.auth import Principal, Role, current_principal
 from kozyr.runtime.errors import InvalidArgument
 from kozyr.runtime.interceptors import current_request_id, prefer_language
-from kozyr.table import access, listing, validation
+from kozyr.table import access, listing, seeds, validation
 from kozyr.table.actions import action_from_command, command_from_action, fields_of
 from kozyr.table.app import Actor, TableApp
 from kozyr.table.views import fits, game_view_fields, game_view_to_proto, set_game_view
@@ -106,13 +106,13 @@ def table_view(table: Table, seat: int | None) -> views_pb2.TableView:
             for i, p in enumerate(table.seats)
         ],
         "turn": turn_info,
-        "deals": [
-            {"number": d.number, "commitment": d.commitment, "seed": d.seed or ""}
-            for d in table.deals
-        ],
+        "deals": seeds.deal_records(table),
     }
     if seat is not None:
         fields["seat"] = seat
+    upcoming = seeds.next_deal_record(table)
+    if upcoming is not None:
+        fields["next_deal"] = upcoming
     moves = plugin.listed_moves(table.state, seat) if seat is not None and not over else []
     actions = [dict([plugin.action_of(c)]) for c in moves]  # {oneof field: its fields}
     listed = all(fits(actions_pb2.Action, a) for a in actions)
@@ -339,6 +339,30 @@ class TableServicer(pb_grpc.TableServiceServicer):
             actor=actor_of(principal),
         )
         return pb.SetSeatPresenceResponse(version=outcome.table.version, changed=outcome.applied)
+
+    async def SetClientSeed(
+        self, request: pb.SetClientSeedRequest, context: grpc.aio.ServicerContext
+    ) -> pb.SetClientSeedResponse:
+        """A seat's client seed for the next deal (docs/fair-deal.md §9)."""
+        prefer_language(LANGUAGES.get(request.language))
+        principal = current_principal()
+        table_id = validation.table_id(request.table_id)
+        request_id = validation.request_id(request.request_id)
+        client_seed = validation.client_seed(request.client_seed)
+        requested = _optional(request, "seat")
+        table = self.app.tables.cached(table_id) or await self.app.load(table_id)
+        seat = access.seeding_seat(principal, table, requested)
+        outcome = await self.app.set_client_seed(
+            table_id,
+            seat,
+            request.deal_number,
+            client_seed,
+            request_id=request_id,
+            actor=actor_of(principal),
+        )
+        return pb.SetClientSeedResponse(
+            version=outcome.table.version_for(seat), duplicate=outcome.duplicate
+        )
 
     async def ListTables(
         self, request: pb.ListTablesRequest, context: grpc.aio.ServicerContext

@@ -148,3 +148,35 @@ def seat_required() -> InvalidArgument:
             "it": "Servizi e amministratori devono indicare il posto per cui giocano.",
         },
     )
+
+
+def deal_already_started(deal: int, next_deal: int) -> FailedPrecondition:
+    """A client seed for a deal already dealt: it would change nothing, so it is refused."""
+    return FailedPrecondition(
+        "DEAL_ALREADY_STARTED",
+        {
+            "en": f"Deal {deal} has already been dealt: its seed is fixed. "
+            f"Set your client seed for deal {next_deal}.",
+            "ro": f"Mâna {deal} a fost deja împărțită: sămânța ei este fixată. "
+            f"Alege-ți sămânța pentru mâna {next_deal}.",
+            "it": f"La mano {deal} è già stata distribuita: il suo seme è fissato. "
+            f"Scegli il tuo seme per la mano {next_deal}.",
+        },
+        metadata={"nextDeal": str(next_deal)},
+    )
+
+
+def deal_not_open(deal: int, next_deal: int) -> FailedPrecondition:
+    """A client seed for a deal that takes none now (further ahead, or none to come)."""
+    return FailedPrecondition(
+        "DEAL_NOT_OPEN",
+        {
+            "en": f"Deal {deal} takes no client seed now: only the next deal "
+            f"({next_deal}) does, while this table deals again.",
+            "ro": f"Mâna {deal} nu primește acum o sămânță: doar următoarea mână "
+            f"({next_deal}), cât timp masa mai împarte.",
+            "it": f"La mano {deal} non accetta ora un seme: solo la prossima mano "
+            f"({next_deal}), finché il tavolo distribuisce ancora.",
+        },
+        metadata={"nextDeal": str(next_deal)},
+    )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from kozyr.runtime.errors import InvalidArgument
+from kozyr.tables.seeding import MAX_CLIENT_SEED, is_client_seed
 
 MAX_REQUEST_ID = 128
 MAX_PLAYER_ID = 128
@@ -72,3 +73,21 @@ def page_size(value: int) -> int:
     if value < 0:
         raise InvalidArgument("INVALID_PAGE_SIZE", "page_size cannot be negative")
     return min(value or DEFAULT_PAGE, MAX_PAGE)
+
+
+def client_seed(value: str) -> str:
+    """1 to 64 printable ASCII characters (docs/fair-deal.md §9): the bytes the deal's
+    derivation hashes are then the same whatever a client's encoding."""
+    if not is_client_seed(value):
+        raise InvalidArgument(
+            "INVALID_CLIENT_SEED",
+            {
+                "en": f"A client seed is 1 to {MAX_CLIENT_SEED} printable ASCII characters "
+                "(letters, digits, punctuation, spaces).",
+                "ro": f"O sămânță de client are între 1 și {MAX_CLIENT_SEED} caractere ASCII "
+                "afișabile (litere, cifre, punctuație, spații).",
+                "it": f"Un seme del client ha da 1 a {MAX_CLIENT_SEED} caratteri ASCII "
+                "stampabili (lettere, cifre, punteggiatura, spazi).",
+            },
+        )
+    return value

@@ -1,6 +1,7 @@
 """`kozyr play`'s connection to its table (`session.TableSession`) against a real table
 service process: a move chosen on a view that something unrelated has changed since (a
-player's presence) is sent again for the same turn, once, and applied once."""
+player's presence) is sent again for the same turn, once, and applied once; the seat's
+client seed goes out once for every next deal, the player's own or a random one."""
 
 from __future__ import annotations
 
@@ -43,3 +44,36 @@ async def test_a_move_on_a_view_changed_by_presence_is_sent_again_for_the_same_t
     assert seen[-1].turn.kind != "contract"
     events = await stored_events(play_stack.mm.table.database_url, table_id)
     assert [e.type for e in events].count("ContractChosen") == 1
+
+
+async def test_the_session_seeds_the_next_deal_once_with_the_players_or_a_random_seed(
+    play_stack: PlayStack,
+) -> None:
+    players = ["dan", "eve", "fay"]
+    table_id = await play_stack.open_table(players)
+    target = play_stack.mm.table.target
+    typed = "dan's own seed"
+    for seat, own in ((0, typed), (1, None)):
+        async with TableClient(target, token(players[seat])) as table:
+            session = TableSession(
+                table, table_id, Lang.EN, lambda _: None, lambda *_: None, client_seed=own
+            )
+            first = await table.get_table(table_id)
+            session.accept(first)
+            await session.seeds_sent()
+            after = await table.get_table(table_id)
+            session.accept(after)  # a newer view of the same next deal: nothing sent again
+            await session.seeds_sent()
+            assert session.seeded == {first.next_deal.number}
+    seeds = list((await _any_view(target, table_id, players[2])).next_deal.client_seeds)
+    assert seeds[0] == typed
+    assert len(seeds[1]) == 32
+    int(seeds[1], 16)  # hex digits: the library's random seed
+    assert seeds[2] == ""
+    events = await stored_events(play_stack.mm.table.database_url, table_id)
+    assert [e.type for e in events].count("ClientSeedSet") == 2
+
+
+async def _any_view(target: str, table_id: str, player: str) -> views_pb2.TableView:
+    async with TableClient(target, token(player)) as table:
+        return await table.get_table(table_id)

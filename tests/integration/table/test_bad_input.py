@@ -59,6 +59,7 @@ from kozyr.games.cards import CardParseError, JokerColor, Rank, Suit, card, joke
 from kozyr.runtime.auth import Role, mint_token
 from kozyr.runtime.errors import error_details
 from kozyr.table.service import SERVICE_NAME
+from kozyr.tables.seeding import is_client_seed
 from tests.integration.table.conftest import RunningTableService
 from tests.support.tables import JWT_KEY, token
 
@@ -413,6 +414,20 @@ class Oracle:
             # any presence is news: a prepared table has recorded none (unknown)
         )
 
+    def seed_might_change(self, request: pb.SetClientSeedRequest, caller: Caller) -> bool:
+        """A seated player's well-formed client seed for any deal (the next one takes
+        it); a service or admin may set only a computer seat's: the tables have none."""
+        target = self.resolve(request.table_id)
+        requested = request.seat if request.HasField("seat") else None
+        return (
+            caller.role is Role.PLAYER
+            and target is not None
+            and _may_name_a_request(request.request_id)
+            and self.acting_seat(caller, target, requested) is not None
+            and is_client_seed(request.client_seed)
+            and request.deal_number >= 1
+        )
+
     def might_change(self, method: str, request: Any, caller: Caller) -> bool:
         """Whether a request to `method` could change a prepared table."""
         if method == "SubmitAction":
@@ -423,6 +438,8 @@ class Oracle:
             return self.control_might_change(request, caller)
         if method == "SetSeatPresence":
             return self.presence_might_change(request, caller)
+        if method == "SetClientSeed":
+            return self.seed_might_change(request, caller)
         return False  # reads, and CreateTable (a new table is another table)
 
     @staticmethod
@@ -718,6 +735,22 @@ def presence_requests(
     )
 
 
+def seed_requests(targets: Sequence[Target]) -> st.SearchStrategy[pb.SetClientSeedRequest]:
+    seeds = mostly(
+        st.text(st.characters(min_codepoint=0x20, max_codepoint=0x7E), min_size=1, max_size=64),
+        st.sampled_from(("", "x" * 65, "é", "\x00", "a\nb", "🂡")),
+        huge_text(),
+    )
+    return st.builds(
+        pb.SetClientSeedRequest,
+        table_id=table_ids(targets),
+        request_id=REQUEST_IDS,
+        seat=st.none() | SEATS,
+        deal_number=mostly(st.integers(0, 40), INT32),
+        client_seed=seeds,
+    )
+
+
 PLAYER_IDS = mostly(
     st.text(PRINTABLE_ASCII, min_size=1, max_size=12),
     st.sampled_from(("", " ", "\x00", "a\nb", "x" * 128, "x" * 129, "😀", "ana", "ana ")),
@@ -858,6 +891,7 @@ REQUEST_TYPES: dict[str, type[Message]] = {
     "ExpireTurn": pb.ExpireTurnRequest,
     "SetSeatControl": pb.SetSeatControlRequest,
     "SetSeatPresence": pb.SetSeatPresenceRequest,
+    "SetClientSeed": pb.SetClientSeedRequest,
     "ListTables": pb.ListTablesRequest,
 }
 
@@ -874,6 +908,7 @@ def requests_of(method: str, targets: Sequence[Target]) -> st.SearchStrategy[Mes
         "ExpireTurn": expire_requests,
         "SetSeatControl": control_requests,
         "SetSeatPresence": presence_requests,
+        "SetClientSeed": seed_requests,
         "ListTables": list_requests,
     }
     return made[method](targets)
@@ -1161,6 +1196,16 @@ async def test_set_seat_presence_refuses_random_requests_cleanly(arena: Arena) -
     def one(caller: Caller, request: pb.SetSeatPresenceRequest) -> None:
         assume(not arena.oracle.presence_might_change(request, caller))
         arena.call("SetSeatPresence", request, caller)
+
+    await arena.fuzz(one)
+
+
+async def test_set_client_seed_refuses_random_requests_cleanly(arena: Arena) -> None:
+    @FUZZ
+    @given(caller=arena.callers, request=seed_requests(arena.targets))
+    def one(caller: Caller, request: pb.SetClientSeedRequest) -> None:
+        assume(not arena.oracle.seed_might_change(request, caller))
+        arena.call("SetClientSeed", request, caller)
 
     await arena.fuzz(one)
 

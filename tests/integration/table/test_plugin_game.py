@@ -137,5 +137,5 @@ async def test_a_test_only_game_plays_end_to_end_through_the_real_service(
     # The dispute viewer knows no game either: a seat's page of this one, proofs holding.
     chain = await table_service.service.store.verify(stream_of(table_id))
     page = audit.dispute_page(events, chain, seat=1)
-    assert page.count('<td class="yes">') == 2 * rules.DEALS
+    assert page.count('<td class="yes">') == 3 * rules.DEALS  # seed, deal, derivation
     assert "Result:</strong> scores" in page

@@ -48,7 +48,7 @@ def test_an_honest_game_proves_every_deal(game_id: str) -> None:
     rows = fairness_rows(page)
     assert [row[0] for row in rows] == [str(n) for n in range(1, len(deals) + 1)]
     for row, dealt in zip(rows, deals, strict=True):
-        assert row[1:] == [dealt.data["commitment"], dealt.data["seed"], "yes", "yes"]
+        assert row[1:] == [dealt.data["commitment"], dealt.data["seed"], "yes", "yes", "yes"]
     assert "yes: every check holds" in page
 
 
@@ -59,8 +59,9 @@ def test_a_seed_that_deals_other_hands_is_a_no() -> None:
     other = bytes(32)
     dealt.data["seed"], dealt.data["commitment"] = other.hex(), hashlib.sha256(other).hexdigest()
     row = fairness_rows(page_of(events))[0]
-    assert row[-2:] == ["yes", "no"]  # the seed hashes to its commitment; its deal differs
-    assert "no: DEAL_MISMATCH fails at event #3" in page_of(events)
+    # the seed hashes to its commitment; its deal differs; it is not the derivation
+    assert row[-3:] == ["yes", "no", "no"]
+    assert f"no: DEAL_MISMATCH fails at event #{dealt.position}" in page_of(events)
 
 
 def test_a_seed_that_misses_its_commitment_is_a_no() -> None:
@@ -68,7 +69,7 @@ def test_a_seed_that_misses_its_commitment_is_a_no() -> None:
     events = game.copy_events()
     dealt = next(e for e in events if e.type == "RoundDealt")
     dealt.data["commitment"] = "0" * 64
-    assert fairness_rows(page_of(events))[0][-2:] == ["no", "yes"]
+    assert fairness_rows(page_of(events))[0][-3:] == ["no", "yes", "yes"]
 
 
 def test_a_seat_page_holds_back_the_hands_and_the_seed_not_yet_revealed() -> None:
@@ -83,11 +84,24 @@ def test_a_seat_page_holds_back_the_hands_and_the_seed_not_yet_revealed() -> Non
     assert " ".join(current["hands"][1]) not in page
     assert " ".join(current["hands"][0][:6]) in page  # its own first six
     last = fairness_rows(page)[-1]
-    assert last[2:] == ["not revealed yet", "-", "yes"]
+    assert last[2:] == ["not revealed yet", "-", "yes", "-"]
     assert dealt[0].data["seed"] in page  # deal 1 is over: revealed
     assert "in progress" in page
     assert "Made by" not in page  # who acted: the moderator's only
     assert "(player)" not in page
+
+
+def test_a_seat_page_re_derives_each_ended_deal_from_its_server_and_client_seeds() -> None:
+    """Seed scheme 2 on a seat's page: the derivation is checked from what the seat was
+    shown (DealSeeded, ServerSeedRevealed); a ground server seed is a no."""
+    game = played(three_five_eight.GAME_ID)
+    events = game.copy_events()
+    assert [row[-1] for row in fairness_rows(page_of(events, seat=1))] == ["yes"] * len(
+        [e for e in events if e.type == "CardsDealt"]
+    )
+    reveal = next(e for e in events if e.type == "ServerSeedRevealed" and e.data["deal"] == 2)
+    reveal.data["server_seed"] = bytes(32).hex()
+    assert [row[-1] for row in fairness_rows(page_of(events, seat=1))][:3] == ["yes", "no", "yes"]
 
 
 def test_the_page_speaks_the_viewers_language() -> None:

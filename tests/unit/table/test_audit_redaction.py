@@ -14,9 +14,9 @@ from tests.unit.table.test_audit_games import cards_named, played
 
 PUBLIC_358 = {"CardPlayed", "TrickTaken"}
 """3-5-8 steps whose cards every seat sees (played cards)."""
-BOTH_TEAMS_SIGNAL = 2
+BOTH_TEAMS_SIGNAL = 4
 """The seed of a scripted Khözör match in which seats of both teams signal (in the
-first one only team A does: no seat would have the other team's signals to miss)."""
+first one only team B does: no seat would have the other team's signals to miss)."""
 
 
 def private_358_cards(deal: audit.DealReplay, seat: int) -> set[str]:

@@ -49,7 +49,7 @@ def test_the_header_and_deal_lines_name_the_players() -> None:
     game = played(khozor_teams.GAME_ID)
     text = audit.replay(game.events).to_text()
     assert "Seats: 0: p0, 1: p1, 2: p2, 3: p3, 4: p4, 5: p5, 6: p6, 7: p7" in text
-    hand = game.events[2].data["hands"][7]
+    hand = next(e for e in game.events if e.type == "RoundDealt").data["hands"][7]
     assert f"  seat 7 (p7): {' '.join(hand)}\n" in text
     assert not re.search(r"\bseat \d+(?! \(p\d\))", text), "a seat without its player"
 

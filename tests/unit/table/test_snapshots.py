@@ -26,7 +26,7 @@ import pytest
 from kozyr.eventstore import InMemoryEventStore, NewEvent, RecordedEvent
 from kozyr.games import khozor_teams, three_five_eight
 from kozyr.table.app import TableApp
-from kozyr.tables import model, snapshots
+from kozyr.tables import model, seeding, snapshots
 from kozyr.tables.model import Table
 from kozyr.tables.repository import TableRepository, fold_recorded, stream_of
 from kozyr.tables.snapshots import SnapshotError, decode_table, encode_table, fold_key
@@ -243,7 +243,7 @@ async def test_a_snapshot_of_another_fold_key_is_ignored() -> None:
 
 def test_the_fold_key_covers_the_rules_the_table_model_and_the_codec() -> None:
     sources = set(snapshots.fold_sources())
-    for module in (three_five_eight.transitions, khozor_teams.rules, model, snapshots):
+    for module in (three_five_eight.transitions, khozor_teams.rules, model, seeding, snapshots):
         assert Path(module.__file__ or "") in sources
     assert len(fold_key()) == 32
 

@@ -54,8 +54,11 @@ class PlayApp(App[None]):
         *(Binding(str(n), f"jump({n})", show=False) for n in range(10)),
     ]
 
-    def __init__(self, endpoints: Endpoints, plan: Plan, lang: Lang) -> None:
+    def __init__(
+        self, endpoints: Endpoints, plan: Plan, lang: Lang, *, client_seed: str | None = None
+    ) -> None:
         super().__init__()
+        self.client_seed = client_seed
         self.endpoints = endpoints
         self.plan = plan
         self.lang = lang
@@ -114,7 +117,14 @@ class PlayApp(App[None]):
             BotsClient(ends.bots, token, language=self.lang.value) as bots,
         ):
             self.session = TableSession(
-                table, table_id, self.lang, self.show_view, self.show_status, bots=bots, clock=clock
+                table,
+                table_id,
+                self.lang,
+                self.show_view,
+                self.show_status,
+                bots=bots,
+                clock=clock,
+                client_seed=self.client_seed,
             )
             self._show("keys", self._keys())
             try:

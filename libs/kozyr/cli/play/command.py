@@ -50,6 +50,14 @@ def play(
     token: Annotated[
         str | None, typer.Option("--token", help="Your bearer token (default: KOZYR_TOKEN).")
     ] = None,
+    client_seed: Annotated[
+        str | None,
+        typer.Option(
+            "--client-seed",
+            help="Your own part of every deal's seed, 1 to 64 ASCII characters "
+            "(default: a random one per deal; docs/fair-deal.md §9).",
+        ),
+    ] = None,
     table_target: Target = None,
     matchmaking_target: Target = None,
     bots_target: Target = None,
@@ -59,6 +67,7 @@ def play(
     from kozyr.cli.play.app import PlayApp
     from kozyr.cli.play.endpoints import find_endpoints
     from kozyr.cli.play.lobby import make_plan
+    from kozyr.tables.seeding import is_client_seed
 
     try:
         plan = make_plan(
@@ -74,4 +83,7 @@ def play(
         token=token,
         player=player,
     )
-    PlayApp(endpoints, plan, lang or parse_lang(os.environ.get("LANG"))).run()
+    if client_seed is not None and not is_client_seed(client_seed):
+        raise CliError("--client-seed: 1 to 64 printable ASCII characters")
+    language = lang or parse_lang(os.environ.get("LANG"))
+    PlayApp(endpoints, plan, language, client_seed=client_seed).run()

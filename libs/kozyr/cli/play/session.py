@@ -89,7 +89,10 @@ class TableSession:
         bots: BotsClient | None = None,
         clock: ClockClient | None = None,
         backoff: tuple[float, ...] = BACKOFF,
+        client_seed: str | None = None,
     ) -> None:
+        """`client_seed`: the player's own contribution to every deal's seed (else a
+        random one per deal, docs/fair-deal.md §9)."""
         self.table = table
         self.table_id = table_id
         self.lang = lang
@@ -101,6 +104,10 @@ class TableSession:
         self.connected = False
         self._on_view = on_view
         self._on_status = on_status
+        self.client_seed = client_seed
+        self.seeded: set[int] = set()
+        """The deals this session has sent a client seed for."""
+        self._seeding: set[asyncio.Task[None]] = set()
 
     @property
     def version(self) -> int:
@@ -112,7 +119,32 @@ class TableSession:
             return False
         self.view = view
         self._on_view(view)
+        self._contribute(view)
         return True
+
+    def _contribute(self, view: views_pb2.TableView) -> None:
+        """Set the seat's client seed for the next deal once, when the view offers one."""
+        if not view.HasField("next_deal") or not view.HasField("seat"):
+            return
+        deal = view.next_deal.number
+        if deal in self.seeded:
+            return
+        self.seeded.add(deal)
+        task = asyncio.get_running_loop().create_task(self._send_seed(deal))
+        self._seeding.add(task)
+        task.add_done_callback(self._seeding.discard)
+
+    async def seeds_sent(self) -> None:
+        """Wait until every client seed sent so far has its answer."""
+        await asyncio.gather(*self._seeding)
+
+    async def _send_seed(self, deal: int) -> None:
+        """A refused or lost seed leaves the deal with the seat's default ("" recorded):
+        the game goes on either way, so it is not retried (nor is one whose channel
+        closed as the session ended)."""
+        with contextlib.suppress(grpc.aio.AioRpcError, grpc.aio.UsageError, TimeoutError):
+            async with asyncio.timeout(CALL_SECONDS):
+                await self.table.set_client_seed(self.table_id, deal, self.client_seed)
 
     async def run(self) -> None:
         """Watch the table for ever, resuming after every drop; heartbeats beside."""

@@ -123,6 +123,11 @@ LABELS: Mapping[str, Texts] = {
         Lang.RO: "Împărțirea recalculată din sămânță este cea împărțită",
         Lang.IT: "La smazzata ricalcolata dal seme è quella distribuita",
     },
+    "derived": {
+        Lang.EN: "Seed = HMAC of the committed server seed over the client seeds",
+        Lang.RO: "Sămânța = HMAC al seminței serverului angajate peste semințele clienților",
+        Lang.IT: "Seme = HMAC del seme del server impegnato sui semi dei client",
+    },
     "yes": {Lang.EN: "yes", Lang.RO: "da", Lang.IT: "sì"},
     "no": {Lang.EN: "no", Lang.RO: "nu", Lang.IT: "no"},
     "unknown": {Lang.EN: "-", Lang.RO: "-", Lang.IT: "-"},

@@ -313,6 +313,7 @@ class _Page:
                 self.t("seed"),
                 self.t("commitment_holds"),
                 self.t("rederived"),
+                self.t("derived"),
             ]
         )
         body = f"<p>{self.t('fairness_intro')}</p><table>{head}<tbody>{rows}</tbody></table>"
@@ -339,6 +340,7 @@ class _Page:
             f"<td>{seed}</td>",
             self.verdict(proof.commitment_holds),
             self.verdict(proof.rederived),
+            self.verdict(proof.derived),
         ]
         position = proof.revealed_at or proof.position
         return f'<tr data-position="{position}">{"".join(cells)}</tr>'

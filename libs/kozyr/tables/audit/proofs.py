@@ -12,7 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
+from kozyr.tables import seeding
 from kozyr.tables.audit.games import AuditError, GameProfile, commitment_of, profile_of
 from kozyr.tables.audit.replaying import DealReplay, Replay
 
@@ -32,6 +34,10 @@ class DealProof:
     revealed_at: int | None
     commitment_holds: bool | None
     rederived: bool
+    derived: bool | None = None
+    """Seed scheme 2: whether the revealed server seed hashes to its commitment and, with
+    the deal's client seeds, derives the seed (docs/fair-deal.md §9); None under scheme 1
+    or while the viewer has not been shown the server seed."""
 
 
 def deal_proofs(full: Replay) -> list[DealProof]:
@@ -39,10 +45,10 @@ def deal_proofs(full: Replay) -> list[DealProof]:
     if full.seat is not None:
         raise AuditError("deal proofs are checked on the moderator's replay")
     profile = profile_of(full.game_id)
-    return [_proof(profile, deal) for deal in full.deals]
+    return [_proof(profile, deal, full.table_id) for deal in full.deals]
 
 
-def _proof(profile: GameProfile, deal: DealReplay) -> DealProof:
+def _proof(profile: GameProfile, deal: DealReplay, table_id: str) -> DealProof:
     data = deal.start.data
     seed = bytes.fromhex(data["seed"])
     hands, undealt = profile.deal_from_seed(seed)
@@ -58,6 +64,33 @@ def _proof(profile: GameProfile, deal: DealReplay) -> DealProof:
         revealed_at=reveal,
         commitment_holds=commitment_of(seed) == data["commitment"],
         rederived=rederived,
+        derived=_derived(deal, table_id, seed),
+    )
+
+
+def _derived(deal: DealReplay, table_id: str, seed: bytes) -> bool | None:
+    """Scheme 2: the deal's seed re-derived from its revealed server seed and its client
+    seeds (None: no derivation recorded, or the server seed not revealed to the viewer)."""
+    record = _step_data(deal, "DealSeeded")
+    revealed = _step_data(deal, "ServerSeedRevealed")
+    if record is None or revealed is None:
+        return None
+    server_seed = bytes.fromhex(revealed["server_seed"])
+    client_seeds = tuple(record["client_seeds"])
+    return seeding.commitment_of(server_seed) == record["server_commitment"] and (
+        seeding.derive_seed(server_seed, client_seeds, table_id, deal.number) == seed
+    )
+
+
+def _step_data(deal: DealReplay, type_name: str) -> dict[str, Any] | None:
+    """The data of the deal's first step of `type_name` naming this deal."""
+    return next(
+        (
+            dict(s.data)
+            for s in deal.steps
+            if s.type == type_name and s.data.get("deal") == deal.number
+        ),
+        None,
     )
 
 
@@ -85,5 +118,10 @@ def as_seen(proofs: Sequence[DealProof], viewer: Replay) -> list[DealProof]:
         if deal is not None and reveal is not None:
             seed = next(s.data["seed"] for s in deal.steps if s.position == reveal)
         holds = None if seed is None else commitment_of(bytes.fromhex(seed)) == proof.commitment
-        shown.append(replace(proof, seed=seed, revealed_at=reveal, commitment_holds=holds))
+        derived = None
+        if deal is not None and seed is not None:
+            derived = _derived(deal, viewer.table_id, bytes.fromhex(seed))
+        shown.append(
+            replace(proof, seed=seed, revealed_at=reveal, commitment_holds=holds, derived=derived)
+        )
     return shown

@@ -76,6 +76,17 @@ _TEXTS: dict[str, Text] = {
     "SeatPresenceChanged": lambda d: (
         f"seat {d['seat']} is now " + ("online" if d["online"] else "offline")
     ),
+    "ServerSeedCommitted": lambda d: (
+        f"server seed of deal {d['deal']} committed: {d['commitment']}"
+    ),
+    "ClientSeedSet": lambda d: (
+        f"seat {d['seat']} set its client seed for deal {d['deal']}: {as_json(d['client_seed'])}"
+    ),
+    "DealSeeded": lambda d: (
+        f"deal {d['deal']} seeded (scheme {d['scheme']}) from client seeds "
+        + " / ".join(as_json(c) for c in d["client_seeds"])
+    ),
+    "ServerSeedRevealed": lambda d: f"server seed of deal {d['deal']} revealed: {d['server_seed']}",
 }
 """The table's own events; each game's come from its plugin (`AuditProfile.step_texts`)."""
 
@@ -234,6 +245,7 @@ def render_report(report: AuditReport) -> str:
         f"  seeds        {report.seeds_checked} checked against their commitments; "
         f"{report.seeds_revealed} reveals equal the dealt seeds",
         f"  {deals:<12} {report.deals_rederived} re-derived from their seeds",
+        f"  derivation   {report.deals_derived} deal seeds derived from server and client seeds",
         f"  rules        {report.moves_redecided} moves and {report.chance_redecided} "
         "chance draws re-decided and recorded as the rules give them",
     ]

@@ -10,7 +10,7 @@ from typing import Any
 from kozyr.eventstore import RecordedEvent, VerifyReport
 from kozyr.games.codec import encode_event
 from kozyr.games.errors import RuleError
-from kozyr.tables import model
+from kozyr.tables import model, seeding
 from kozyr.tables.audit.games import (
     Data,
     GameProfile,
@@ -56,6 +56,14 @@ class Check(StrEnum):
     """The game is over but a deal's seed was never revealed."""
     RESULT_MISMATCH = "RESULT_MISMATCH"
     """The recorded final result is not the result of replaying the game."""
+    SERVER_SEED_COMMITMENT = "SERVER_SEED_COMMITMENT"
+    """Seed scheme 2: a server seed committed too late, twice, or not the one revealed."""
+    CLIENT_SEED_WINDOW = "CLIENT_SEED_WINDOW"
+    """Seed scheme 2: a client seed set outside its deal's window (before the server
+    seed's commitment or after the deal was dealt), or not a client seed."""
+    DEAL_DERIVATION = "DEAL_DERIVATION"
+    """Seed scheme 2: a deal's seed is not the HMAC of its committed server seed over the
+    client seeds set for it (docs/fair-deal.md §9), or its derivation is not recorded."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,6 +96,7 @@ class AuditReport:
     chain: VerifyReport
     game_id: str | None = None
     deals_rederived: int = 0
+    deals_derived: int = 0
     seeds_checked: int = 0
     seeds_revealed: int = 0
     moves_redecided: int = 0
@@ -116,6 +125,7 @@ class AuditReport:
                 "detail": self.chain.detail,
             },
             "deals_rederived": self.deals_rederived,
+            "deals_derived": self.deals_derived,
             "seeds_checked": self.seeds_checked,
             "seeds_revealed": self.seeds_revealed,
             "moves_redecided": self.moves_redecided,
@@ -146,6 +156,7 @@ def verify(events: Sequence[RecordedEvent], chain: VerifyReport) -> AuditReport:
         chain=chain,
         game_id=auditor.table.game_id if auditor.table else None,
         deals_rederived=auditor.deals,
+        deals_derived=auditor.derived,
         seeds_checked=auditor.seeds_checked,
         seeds_revealed=len(auditor.revealed),
         moves_redecided=auditor.moves,
@@ -183,6 +194,12 @@ class _Auditor:
     """Events the rules produced for the current move that the stream still owes."""
     dealt: dict[int, tuple[bytes, str]] = field(default_factory=dict)
     revealed: set[int] = field(default_factory=set)
+    seedings: dict[int, seeding.Seeding] = field(default_factory=dict)
+    """Seed scheme 2: the committed server seeds, with the client seeds set for each."""
+    unseeded: int | None = None
+    """Seed scheme 2: the deal just dealt, whose DealSeeded must come next."""
+    derived: int = 0
+    server_revealed: set[int] = field(default_factory=set)
     deals: int = 0
     seeds_checked: int = 0
     moves: int = 0
@@ -205,7 +222,15 @@ class _Auditor:
             decoded = model.decode(self.table, event.type, event.data)
         except Exception as err:  # an auditor reports whatever breaks, and goes no further
             return _problem(event, Check.UNDECODABLE, describe_error(err))
-        if isinstance(decoded, (TableCreated, *SEAT_EVENTS)):
+        if self.unseeded is not None and not isinstance(decoded, seeding.DealSeeded):
+            return _problem(
+                event,
+                Check.DEAL_DERIVATION,
+                f"deal {self.unseeded} of a scheme 2 table has no DealSeeded after it",
+            )
+        if isinstance(decoded, seeding.SEEDING_EVENTS):
+            problem = self._seeding_problem(event, decoded)
+        elif isinstance(decoded, (TableCreated, *SEAT_EVENTS)):
             problem = self._table_event_problem(event, decoded)
         else:
             problem = self._game_event_problem(event, decoded)
@@ -282,8 +307,137 @@ class _Auditor:
                 f"the deal of seed {seed.hex()} differs from the recorded one for "
                 + ", ".join(wrong),
             )
-        self.dealt[int(getattr(decoded, profile.number_field))] = (seed, decoded.commitment)
+        number = int(getattr(decoded, profile.number_field))
+        self.dealt[number] = (seed, decoded.commitment)
         self.deals += 1
+        if self.table is not None and self.table.seed_scheme == seeding.CLIENT_SEEDS:
+            if number not in self.seedings:
+                return _problem(
+                    event,
+                    Check.SERVER_SEED_COMMITMENT,
+                    f"deal {number} was dealt without a committed server seed",
+                )
+            self.unseeded = number
+        return None
+
+    def _seeding_problem(
+        self, event: RecordedEvent, decoded: seeding.SeedingEvent
+    ) -> Problem | None:
+        """Seed scheme 2 (docs/fair-deal.md §9): commitments before client seeds, client
+        seeds before the deal, the deal's seed derived from them, the reveal committed."""
+        assert self.table is not None  # model.decode refuses table events before creation
+        if self.owed:
+            due = self.owed[0][0]
+            reveal = profile_of(self.table.game_id).reveal_event
+            if not isinstance(decoded, seeding.ServerSeedRevealed):
+                return _problem(
+                    event, Check.INCOMPLETE_MOVE, f"a seeding event before {due}, still due"
+                )
+            if due == reveal:  # the server seed follows the deal's own reveal
+                return _problem(event, Check.NOT_FROM_RULES, f"the rules record {due} here")
+        if self.table.seed_scheme != seeding.CLIENT_SEEDS:
+            return _problem(event, Check.DEAL_DERIVATION, "a seeding event at a scheme 1 table")
+        if isinstance(decoded, seeding.ServerSeedCommitted):
+            return self._commitment_problem(event, decoded)
+        if isinstance(decoded, seeding.ClientSeedSet):
+            return self._client_seed_problem(event, decoded)
+        if isinstance(decoded, seeding.DealSeeded):
+            return self._derivation_problem(event, decoded)
+        return self._server_reveal_problem(event, decoded)
+
+    def _commitment_problem(
+        self, event: RecordedEvent, decoded: seeding.ServerSeedCommitted
+    ) -> Problem | None:
+        reason = None
+        if decoded.deal in self.seedings:
+            reason = f"a second server seed committed for deal {decoded.deal}"
+        elif decoded.deal in self.dealt:
+            reason = f"the server seed of deal {decoded.deal} is committed after the deal"
+        elif seeding.commitment_of(decoded.server_seed) != decoded.commitment:
+            reason = (
+                f"SHA-256 of the server seed {decoded.server_seed.hex()} is not "
+                f"the commitment {decoded.commitment}"
+            )
+        if reason is not None:
+            return _problem(event, Check.SERVER_SEED_COMMITMENT, reason)
+        self.seeds_checked += 1
+        assert self.table is not None
+        seats = ("",) * len(self.table.seats)
+        self.seedings[decoded.deal] = seeding.Seeding(decoded.deal, decoded.server_seed, seats)
+        return None
+
+    def _client_seed_problem(
+        self, event: RecordedEvent, decoded: seeding.ClientSeedSet
+    ) -> Problem | None:
+        reason = None
+        if decoded.deal not in self.seedings:
+            reason = f"a client seed for deal {decoded.deal}, whose server seed is not committed"
+        elif decoded.deal in self.dealt:
+            reason = f"a client seed for deal {decoded.deal}, already dealt"
+        elif not seeding.is_client_seed(decoded.client_seed):
+            reason = f"{_short(decoded.client_seed)} is not a client seed"
+        elif not 0 <= decoded.seat < len(self.seedings[decoded.deal].client_seeds):
+            reason = f"there is no seat {decoded.seat}"
+        if reason is not None:
+            return _problem(event, Check.CLIENT_SEED_WINDOW, reason)
+        self.seedings.update(
+            (s.deal, s) for s in seeding.with_client_seed(tuple(self.seedings.values()), decoded)
+        )
+        return None
+
+    def _derivation_problem(
+        self, event: RecordedEvent, decoded: seeding.DealSeeded
+    ) -> Problem | None:
+        assert self.table is not None
+        number, self.unseeded = self.unseeded, None
+        committed = self.seedings.get(decoded.deal)
+        reason = None
+        if number != decoded.deal or committed is None:
+            reason = f"DealSeeded names deal {decoded.deal}, not the deal just dealt"
+        elif decoded.scheme != seeding.CLIENT_SEEDS:
+            reason = f"scheme {decoded.scheme}, the table's is {seeding.CLIENT_SEEDS}"
+        elif decoded.server_commitment != committed.commitment:
+            reason = (
+                f"server commitment {decoded.server_commitment}, "
+                f"the one committed is {committed.commitment}"
+            )
+        elif decoded.client_seeds != committed.client_seeds:
+            reason = (
+                f"client seeds {_short(list(decoded.client_seeds))}, the seats set "
+                f"{_short(list(committed.client_seeds))}"
+            )
+        else:
+            derived, _ = seeding.seeded(committed, self.table.table_id)
+            if derived != self.dealt[decoded.deal][0]:
+                reason = (
+                    f"the deal was dealt with seed {self.dealt[decoded.deal][0].hex()}, "
+                    f"its server and client seeds derive {derived.hex()}"
+                )
+        if reason is not None:
+            return _problem(event, Check.DEAL_DERIVATION, reason)
+        self.derived += 1
+        return None
+
+    def _server_reveal_problem(
+        self, event: RecordedEvent, decoded: seeding.ServerSeedRevealed
+    ) -> Problem | None:
+        committed = self.seedings.get(decoded.deal)
+        reason = None
+        if committed is None:
+            reason = f"reveals the server seed of deal {decoded.deal}, never committed"
+        elif decoded.server_seed != committed.server_seed:
+            reason = (
+                f"revealed server seed {decoded.server_seed.hex()} does not hash to the "
+                f"commitment {committed.commitment}"
+            )
+        elif decoded.deal in self.dealt and decoded.deal not in self.revealed:
+            reason = f"the server seed of deal {decoded.deal} is revealed before the deal ended"
+        elif decoded.deal not in self.dealt:
+            reason = f"the server seed of deal {decoded.deal} is revealed before it was dealt"
+        if reason is not None:
+            return _problem(event, Check.SERVER_SEED_COMMITMENT, reason)
+        self.seeds_checked += 1
+        self.server_revealed.add(decoded.deal)
         return None
 
     def _reveal_problem(
@@ -359,6 +513,13 @@ class _Auditor:
 
     def finish(self, last: RecordedEvent) -> Problem | None:
         """After the last event: no move left half-recorded; if over, seeds and result."""
+        if self.unseeded is not None:
+            return Problem(
+                last.position + 1,
+                "DealSeeded",
+                Check.DEAL_DERIVATION,
+                f"the stream ends before deal {self.unseeded}'s DealSeeded",
+            )
         if self.owed:
             missing = self.owed[0][0]
             return Problem(
@@ -372,6 +533,14 @@ class _Auditor:
         profile = profile_of(self.table.game_id)
         at = self.result_position or last.position
         unrevealed = sorted(set(self.dealt) - self.revealed)
+        hidden = sorted(set(self.dealt) & set(self.seedings) - self.server_revealed)
+        if hidden and not unrevealed:
+            return Problem(
+                last.position,
+                "ServerSeedRevealed",
+                Check.UNREVEALED_SEED,
+                f"the game is over but the server seeds of deals {hidden} were never revealed",
+            )
         if unrevealed:
             return Problem(
                 at,
