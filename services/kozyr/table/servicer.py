@@ -11,7 +11,7 @@ import json
 from collections import OrderedDict
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 
 import grpc
 from google.protobuf.timestamp_pb2 import Timestamp
@@ -139,22 +139,58 @@ def _timestamp(moment: datetime) -> dict[str, int]:
     return {"seconds": delta.days * 86_400 + delta.seconds, "nanos": delta.microseconds * 1000}
 
 
+class ShownView:
+    """One viewer's view of one table version, and its wire forms, each made at most once
+    and shared by every reply and every stream that shows it (never mutated).
+
+    A move shows each seat's view (and the spectators') to every stream of that viewer:
+    built, compared and serialised once here, the same bytes are written to each.
+    """
+
+    __slots__ = ("_content", "_written", "view")
+
+    def __init__(self, view: views_pb2.TableView) -> None:
+        self.view = view
+        self._content: bytes | None = None
+        self._written: bytes | None = None
+
+    @property
+    def content(self) -> bytes:
+        """The view without its version (`_content`): what a stream compares with the
+        view it last sent."""
+        if self._content is None:
+            self._content = _content(self.view)
+        return self._content
+
+    @property
+    def written(self) -> bytes:
+        """The view's `WatchTableResponse`, serialised: what every stream of its viewer
+        writes (`add_to_server`: WatchTable's responses go out as given)."""
+        if self._written is None:
+            self._written = pb.WatchTableResponse(view=self.view).SerializeToString()
+        return self._written
+
+
 class ViewCache:
     """Recent views by (table, version, seat): a change is shown to every watcher of a
-    seat, and to the mover in his reply, from one build. Views are never mutated."""
+    seat, and to the mover in his reply, from one build. A seat's view and a spectator's
+    (seat None) are never the same entry. Views are never mutated."""
 
     def __init__(self, size: int = 4096) -> None:
-        self._views: OrderedDict[tuple[str, int, int | None], views_pb2.TableView] = OrderedDict()
+        self._views: OrderedDict[tuple[str, int, int | None], ShownView] = OrderedDict()
         self._size = size
 
-    def view(self, table: Table, seat: int | None) -> views_pb2.TableView:
+    def shown(self, table: Table, seat: int | None) -> ShownView:
         key = (table.table_id, table.version, seat)
         found = self._views.get(key)
         if found is None:
-            found = self._views[key] = table_view(table, seat)
+            found = self._views[key] = ShownView(table_view(table, seat))
             if len(self._views) > self._size:
                 self._views.popitem(last=False)
         return found
+
+    def view(self, table: Table, seat: int | None) -> views_pb2.TableView:
+        return self.shown(table, seat).view
 
 
 class TableServicer(pb_grpc.TableServiceServicer):
@@ -197,9 +233,11 @@ class TableServicer(pb_grpc.TableServiceServicer):
         seat = access.viewer_seat(current_principal(), table, _optional(request, "seat"))
         return pb.GetTableResponse(view=self.views.view(table, seat))
 
-    async def WatchTable(
+    async def WatchTable(  # type: ignore[override]  # it yields the serialised responses
         self, request: pb.WatchTableRequest, context: grpc.aio.ServicerContext
-    ) -> AsyncIterator[pb.WatchTableResponse]:
+    ) -> AsyncIterator[bytes]:
+        """Every version the caller's viewer has not seen, as serialised WatchTableResponses
+        shared by every stream of the same viewer (`ShownView.written`, `add_to_server`)."""
         table_id = validation.table_id(request.table_id)
         last = validation.version(request.from_version, "from_version")
         principal = current_principal()
@@ -215,11 +253,10 @@ class TableServicer(pb_grpc.TableServiceServicer):
                     table = await self.app.tables.at_least(table_id, watch.heard)
                     if table.version > last:
                         seat = access.viewer_seat(principal, table, requested)
-                        view = self.views.view(table, seat)
-                        content = _content(view)
-                        if content != sent:
-                            yield pb.WatchTableResponse(view=view)
-                            sent = content
+                        shown = self.views.shown(table, seat)
+                        if shown.content != sent:
+                            yield shown.written
+                            sent = shown.content
                         last = table.version
                         continue
                 await changed.wait()  # also set by `stop_watches` (the watch poller is
@@ -235,7 +272,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
         current = table.version_for(seat)
         if current > seen:
             return seen, b""  # below the log's version: the current view is sent at once
-        held = _content(self.views.view(table, seat)) if current == seen else b""
+        held = self.views.shown(table, seat).content if current == seen else b""
         return table.version + seen - current, held
 
     async def SubmitAction(
@@ -352,6 +389,39 @@ class TableServicer(pb_grpc.TableServiceServicer):
             raise listing.no_directory()
         found = await directory.find(query, size + 1, after)
         return listing.response(found, size, query)
+
+
+def add_to_server(servicer: TableServicer, server: grpc.aio.Server) -> None:
+    """Register the service as generated, except that WatchTable's responses are written
+    as the servicer yields them: already serialised, once per viewer and version
+    (`ShownView.written`), however many streams show them. On the wire they are the
+    same `WatchTableResponse`; only who serialises them changes."""
+    generated = _Registration()
+    pb_grpc.add_TableServiceServicer_to_server(servicer, cast(grpc.aio.Server, generated))
+    handlers = dict(generated.handlers)
+    watch = handlers["WatchTable"]
+    handlers["WatchTable"] = grpc.unary_stream_rpc_method_handler(
+        watch.unary_stream, request_deserializer=watch.request_deserializer
+    )  # no response serializer: grpc writes bytes as they are
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(SERVICE, handlers),))
+    server.add_registered_method_handlers(SERVICE, handlers)
+
+
+SERVICE = pb.DESCRIPTOR.services_by_name["TableService"].full_name
+
+
+class _Registration:
+    """Stands in for a server to take the generated handlers as they would be registered."""
+
+    handlers: dict[str, grpc.RpcMethodHandler]
+
+    def add_generic_rpc_handlers(self, handlers: Any) -> None:
+        pass  # the same handlers come by name below
+
+    def add_registered_method_handlers(
+        self, service: str, handlers: dict[str, grpc.RpcMethodHandler]
+    ) -> None:
+        self.handlers = handlers
 
 
 def _occupant(seat: pb.SeatAssignment) -> str:
