@@ -99,7 +99,8 @@ async def test_streams_of_one_viewer_share_one_build_and_its_bytes(
         assert len({ana, bogdan, spectator}) == 3, "a seat and a spectator never share"
         parsed = [pb.WatchTableResponse.FromString(b).view for b in got]
         assert [v.HasField("seat") for v in parsed] == [True, True, True, False, False]
-        assert parsed[0].three_five_eight.hand and parsed[2].three_five_eight.hand
+        assert parsed[0].three_five_eight.hand
+        assert parsed[2].three_five_eight.hand
         assert not parsed[3].three_five_eight.hand, "a spectator sees no hand"
         assert parsed[0].three_five_eight.hand != parsed[2].three_five_eight.hand
     assert pb.WatchTableResponse.FromString(second[2]).view.version == reply.view.version
