@@ -64,8 +64,8 @@ async def test_streams_of_one_viewer_share_one_build_and_its_bytes(
             metadata=call_metadata(token=token("mm", Role.SERVICE)),
         )
         table_id = created.table_id
-        # Two devices of ana, one of bogdan, two spectators.
-        viewers = ["ana", "ana", "bogdan", "someone", "else"]
+        # Two devices of ana, one each of bogdan and chiara, two spectators.
+        viewers = ["ana", "ana", "bogdan", "chiara", "someone", "else"]
         streams = [_raw_watch(channel, table_id, who) for who in viewers]
         first = [await anext(s) for s in streams]
         views = [pb.WatchTableResponse.FromString(b).view for b in first]
@@ -93,21 +93,22 @@ async def test_streams_of_one_viewer_share_one_build_and_its_bytes(
             with contextlib.suppress(Exception):
                 await stream.aclose()  # type: ignore[attr-defined]
     for got in (first, second):
-        ana, ana_again, bogdan, spectator, spectator_again = got
+        ana, ana_again, bogdan, chiara, spectator, spectator_again = got
         assert ana == ana_again, "two streams of one seat: the same bytes"
         assert spectator == spectator_again
-        assert len({ana, bogdan, spectator}) == 3, "a seat and a spectator never share"
+        assert len({ana, bogdan, chiara, spectator}) == 4, "a seat and a spectator never share"
         parsed = [pb.WatchTableResponse.FromString(b).view for b in got]
-        assert [v.HasField("seat") for v in parsed] == [True, True, True, False, False]
-        assert parsed[0].three_five_eight.hand
-        assert parsed[2].three_five_eight.hand
-        assert not parsed[3].three_five_eight.hand, "a spectator sees no hand"
+        assert [v.seat if v.HasField("seat") else None for v in parsed] == [0, 0, 1, 2, None, None]
+        for seat_view in parsed[:4]:
+            assert seat_view.three_five_eight.hand
+        assert not parsed[4].three_five_eight.hand, "a spectator sees no hand"
         assert parsed[0].three_five_eight.hand != parsed[2].three_five_eight.hand
-    assert pb.WatchTableResponse.FromString(second[2]).view.version == reply.view.version
+    moved = pb.WatchTableResponse.FromString(second[mover_seat + 1]).view
+    assert moved == reply.view
     table_builds = {key: n for key, n in builds.items() if key[0] == table_id}
     assert set(table_builds) >= {
         (table_id, version, seat)
         for version in (created.version, reply.view.version)
-        for seat in (0, 1, None)
+        for seat in (0, 1, 2, None)
     }
     assert set(table_builds.values()) == {1}, f"each (version, viewer) built once: {builds}"
