@@ -8,16 +8,13 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections import OrderedDict
 from collections.abc import AsyncIterator
-from datetime import UTC, datetime
 from typing import Any, cast
 
 import grpc
 from google.protobuf.timestamp_pb2 import Timestamp
 
 from kozyr.api.common.v1 import games_pb2, language_pb2, seats_pb2
-from kozyr.api.table.v1 import actions_pb2, views_pb2
 from kozyr.api.table.v1 import table_service_pb2 as pb
 from kozyr.api.table.v1 import table_service_pb2_grpc as pb_grpc
 from kozyr.games.plugin import AnyPlugin, UnknownGame, plugin_by_code, registered
@@ -25,35 +22,17 @@ from kozyr.runtime.auth import Principal, Role, current_principal
 from kozyr.runtime.errors import InvalidArgument
 from kozyr.runtime.interceptors import current_request_id, prefer_language
 from kozyr.table import access, listing, validation
-from kozyr.table.actions import action_from_command, command_from_action, fields_of
+from kozyr.table.actions import command_from_action, fields_of
 from kozyr.table.app import Actor, TableApp
-from kozyr.table.views import fits, game_view_fields, game_view_to_proto, set_game_view
+from kozyr.table.shown import CONTROLS, LEVELS, ViewCache
 from kozyr.tables.history import history_data
 from kozyr.tables.model import (
     COMPUTER,
     COVER_AFTER_MAX_SECONDS,
     DEFAULT_COMPUTER_LEVEL,
-    SeatControl,
     Table,
 )
 
-CONTROLS = {
-    seats_pb2.SEAT_CONTROL_PERSON: SeatControl.PERSON,
-    seats_pb2.SEAT_CONTROL_COMPUTER: SeatControl.COMPUTER,
-    seats_pb2.SEAT_CONTROL_ABSENT: SeatControl.ABSENT,
-}
-CONTROL_CODES = {v: k for k, v in CONTROLS.items()}
-PRESENCE_CODES = {
-    None: seats_pb2.PRESENCE_UNKNOWN,
-    True: seats_pb2.PRESENCE_ONLINE,
-    False: seats_pb2.PRESENCE_OFFLINE,
-}
-LEVELS = {
-    seats_pb2.COMPUTER_LEVEL_EASY: "easy",
-    seats_pb2.COMPUTER_LEVEL_NORMAL: "normal",
-    seats_pb2.COMPUTER_LEVEL_HARD: "hard",
-}
-LEVEL_CODES = {v: k for k, v in LEVELS.items()}
 LANGUAGES = {
     language_pb2.LANGUAGE_EN: "en",
     language_pb2.LANGUAGE_RO: "ro",
@@ -67,130 +46,6 @@ def actor_of(principal: Principal) -> Actor:
 
 def _optional(message: Any, field: str) -> int | None:
     return int(getattr(message, field)) if message.HasField(field) else None
-
-
-def table_view(table: Table, seat: int | None) -> views_pb2.TableView:
-    """The whole client state of `seat` (None: a spectator).
-
-    Built in one constructor call from plain data (protobuf's C code fills the nested
-    messages), which costs a fraction of setting field by field; whatever does not fit
-    that way exactly (`views.fits`) is filled strictly afterwards instead.
-    """
-    game, plugin = table.game, table.plugin
-    turn = game.turn(table.state)
-    over = table.is_over
-    turn_info: dict[str, Any] = {
-        "number": turn.number,
-        "kind": turn.kind,
-        "seats": list(turn.seats),
-    }
-    if table.turn_deadline is not None and turn.seats and not over:
-        turn_info["deadline"] = _timestamp(table.turn_deadline)
-    fields: dict[str, Any] = {
-        "table_id": table.table_id,
-        "game": plugin.code,
-        "version": table.version_for(seat),
-        "finished": over,
-        "hints_allowed": not table.hints_off,
-        "seats": [
-            {
-                "seat": i,
-                "player_id": p,
-                "control": CONTROL_CODES[table.control[i]],
-                "online": table.is_online(i),
-                "presence": PRESENCE_CODES[table.presence(i)],
-                "level": LEVEL_CODES.get(
-                    table.level_of(i) or "", seats_pb2.COMPUTER_LEVEL_UNSPECIFIED
-                ),
-            }
-            for i, p in enumerate(table.seats)
-        ],
-        "turn": turn_info,
-        "deals": [
-            {"number": d.number, "commitment": d.commitment, "seed": d.seed or ""}
-            for d in table.deals
-        ],
-    }
-    if seat is not None:
-        fields["seat"] = seat
-    moves = plugin.listed_moves(table.state, seat) if seat is not None and not over else []
-    actions = [dict([plugin.action_of(c)]) for c in moves]  # {oneof field: its fields}
-    listed = all(fits(actions_pb2.Action, a) for a in actions)
-    game_view = game.view(table.state, seat)
-    fast = game_view_fields(table.game_id, game_view)
-    if fast is not None and listed:
-        try:
-            whole: dict[str, Any] = {**fields, "legal_actions": actions, fast[0]: fast[1]}
-            return views_pb2.TableView(**whole)
-        except (TypeError, ValueError):  # e.g. a number out of its field's range
-            pass
-    view = views_pb2.TableView(**fields)  # the strict way: the same view, or the drift
-    set_game_view(view, game_view_to_proto(table.game_id, game_view))
-    view.legal_actions.extend(action_from_command(c, plugin) for c in moves)
-    return view
-
-
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-
-
-def _timestamp(moment: datetime) -> dict[str, int]:
-    """A Timestamp's fields (what `Timestamp.FromDatetime` sets; naive means UTC)."""
-    delta = (moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)) - _EPOCH
-    return {"seconds": delta.days * 86_400 + delta.seconds, "nanos": delta.microseconds * 1000}
-
-
-class ShownView:
-    """One viewer's view of one table version, and its wire forms, each made at most once
-    and shared by every reply and every stream that shows it (never mutated).
-
-    A move shows each seat's view (and the spectators') to every stream of that viewer:
-    built, compared and serialised once here, the same bytes are written to each.
-    """
-
-    __slots__ = ("_content", "_written", "view")
-
-    def __init__(self, view: views_pb2.TableView) -> None:
-        self.view = view
-        self._content: bytes | None = None
-        self._written: bytes | None = None
-
-    @property
-    def content(self) -> bytes:
-        """The view without its version (`_content`): what a stream compares with the
-        view it last sent."""
-        if self._content is None:
-            self._content = _content(self.view)
-        return self._content
-
-    @property
-    def written(self) -> bytes:
-        """The view's `WatchTableResponse`, serialised: what every stream of its viewer
-        writes (`add_to_server`: WatchTable's responses go out as given)."""
-        if self._written is None:
-            self._written = pb.WatchTableResponse(view=self.view).SerializeToString()
-        return self._written
-
-
-class ViewCache:
-    """Recent views by (table, version, seat): a change is shown to every watcher of a
-    seat, and to the mover in his reply, from one build. A seat's view and a spectator's
-    (seat None) are never the same entry. Views are never mutated."""
-
-    def __init__(self, size: int = 4096) -> None:
-        self._views: OrderedDict[tuple[str, int, int | None], ShownView] = OrderedDict()
-        self._size = size
-
-    def shown(self, table: Table, seat: int | None) -> ShownView:
-        key = (table.table_id, table.version, seat)
-        found = self._views.get(key)
-        if found is None:
-            found = self._views[key] = ShownView(table_view(table, seat))
-            if len(self._views) > self._size:
-                self._views.popitem(last=False)
-        return found
-
-    def view(self, table: Table, seat: int | None) -> views_pb2.TableView:
-        return self.shown(table, seat).view
 
 
 class TableServicer(pb_grpc.TableServiceServicer):
@@ -482,12 +337,3 @@ def _options(request: pb.CreateTableRequest, plugin: AnyPlugin) -> dict[str, Any
     if given != plugin.id:
         raise InvalidArgument("OPTIONS_GAME_MISMATCH", f"{given} options for a {plugin.id} table")
     return plugin.options_from_wire(fields_of(getattr(request, given)))
-
-
-def _content(view: views_pb2.TableView) -> bytes:
-    """A view without its version: a change this seat cannot see (the other team's
-    signal) sends no new view, so the stream does not even reveal *that* it happened."""
-    copy = views_pb2.TableView()
-    copy.CopyFrom(view)
-    copy.version = 0
-    return copy.SerializeToString(deterministic=True)

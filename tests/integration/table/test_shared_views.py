@@ -18,7 +18,7 @@ from kozyr.api.table.v1 import table_service_pb2 as pb
 from kozyr.api.table.v1 import views_pb2
 from kozyr.runtime.auth import Role
 from kozyr.runtime.interceptors import call_metadata
-from kozyr.table import servicer
+from kozyr.table import shown
 from kozyr.tables.model import Table
 from tests.integration.table.conftest import RunningTableService
 from tests.support.tables import token
@@ -42,13 +42,13 @@ async def test_streams_of_one_viewer_share_one_build_and_its_bytes(
     table_service: RunningTableService, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     builds: Counter[tuple[str, int, int | None]] = Counter()
-    real_view = servicer.table_view
+    real_build = shown.ViewCache._build
 
-    def counted(table: Table, seat: int | None) -> views_pb2.TableView:
+    def counted(cache: shown.ViewCache, table: Table, seat: int | None) -> views_pb2.TableView:
         builds[(table.table_id, table.version, seat)] += 1
-        return real_view(table, seat)
+        return real_build(cache, table, seat)
 
-    monkeypatch.setattr(servicer, "table_view", counted)
+    monkeypatch.setattr(shown.ViewCache, "_build", counted)
     async with grpc.aio.insecure_channel(table_service.target) as channel:
         create = channel.unary_unary(
             SERVICE + "CreateTable",
