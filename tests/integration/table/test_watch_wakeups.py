@@ -18,7 +18,7 @@ from structlog.testing import capture_logs
 
 from kozyr.api.common.v1 import games_pb2
 from kozyr.client import TableClient
-from kozyr.eventstore import PostgresEventStore, RecordedEvent
+from kozyr.eventstore import PostgresEventStore, RecordedEvent, migrate
 from kozyr.infra import EmbeddedNats, free_port
 from kozyr.runtime.auth import Role
 from kozyr.table.app import Actor, TableApp
@@ -150,3 +150,50 @@ async def test_idle_watchers_replay_nothing(
                 for stream in streams:
                     await stream.aclose()
     assert reads == [], f"idle polls replayed {len(reads)} streams"
+
+
+async def test_watchers_woken_together_share_one_catch_up_read(database_url: str) -> None:
+    """Eight watchers of a table on a replica that did not make the move (its cache is
+    behind the log) catch up with one read of the log, not one each; and the table they
+    get is the log's."""
+    await migrate(database_url)
+    stores = [await PostgresEventStore(database_url).open() for _ in range(2)]
+    try:
+        here, elsewhere = TableApp(stores[0]), TableApp(stores[1])
+        created = await elsewhere.create(
+            request_id="create",
+            game_id="three_five_eight",
+            options={},
+            seats=PLAYERS,
+            actor=Actor("mm", "service"),
+        )
+        table = await here.load(created.table.table_id)
+        seat = table.game.turn(table.state).seats[0]
+        moved = await elsewhere.submit(
+            table.table_id,
+            table.game.default_command(table.state, seat),
+            request_id="elsewhere",
+            actor=Actor(PLAYERS[seat], "player"),
+        )
+        reads: list[str] = []
+        real_read = stores[0].read
+
+        async def counted_read(stream: str, *args: Any, **kwargs: Any) -> list[RecordedEvent]:
+            reads.append(stream)
+            events: list[RecordedEvent] = await real_read(stream, *args, **kwargs)
+            return events
+
+        stores[0].read = counted_read  # type: ignore[method-assign]
+        version = moved.table.version
+        caught = await asyncio.gather(
+            *(here.tables.at_least(table.table_id, version) for _ in range(8))
+        )
+        assert len(reads) == 1, reads
+        assert {t.version for t in caught} == {version}
+        assert caught[0].state == moved.table.state
+        again = await here.tables.at_least(table.table_id, version)
+        assert again is caught[0], "now cached: no read"
+        assert len(reads) == 1
+    finally:
+        for store in stores:
+            await store.close()
