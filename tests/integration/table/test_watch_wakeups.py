@@ -197,3 +197,58 @@ async def test_watchers_woken_together_share_one_catch_up_read(database_url: str
     finally:
         for store in stores:
             await store.close()
+
+
+async def test_a_watcher_joining_a_catch_up_read_from_before_its_version_reads_again(
+    database_url: str,
+) -> None:
+    """A shared catch-up read that began before the version a watcher heard of was
+    appended does not serve that watcher a table behind it."""
+    await migrate(database_url)
+    stores = [await PostgresEventStore(database_url).open() for _ in range(2)]
+    try:
+        here, elsewhere = TableApp(stores[0]), TableApp(stores[1])
+        created = await elsewhere.create(
+            request_id="create",
+            game_id="three_five_eight",
+            options={},
+            seats=PLAYERS,
+            actor=Actor("mm", "service"),
+        )
+        table_id = created.table.table_id
+        await here.load(table_id)
+
+        async def move(request_id: str) -> int:
+            table = await elsewhere.load(table_id)
+            seat = table.game.turn(table.state).seats[0]
+            outcome = await elsewhere.submit(
+                table_id,
+                table.game.default_command(table.state, seat),
+                request_id=request_id,
+                actor=Actor(PLAYERS[seat], "player"),
+            )
+            return outcome.table.version
+
+        first = await move("first")
+        read_done, release = asyncio.Event(), asyncio.Event()
+        real_read = stores[0].read
+
+        async def held_read(stream: str, *args: Any, **kwargs: Any) -> list[RecordedEvent]:
+            events: list[RecordedEvent] = await real_read(stream, *args, **kwargs)
+            if not read_done.is_set():  # the first read: held once it has its rows
+                read_done.set()
+                await release.wait()
+            return events
+
+        stores[0].read = held_read  # type: ignore[method-assign]
+        early = asyncio.create_task(here.tables.at_least(table_id, first))
+        await read_done.wait()
+        second = await move("second")
+        late = asyncio.create_task(here.tables.at_least(table_id, second))
+        await asyncio.sleep(0)  # the late watcher joins the read under way
+        release.set()
+        assert (await early).version >= first
+        assert (await late).version == second
+    finally:
+        for store in stores:
+            await store.close()
