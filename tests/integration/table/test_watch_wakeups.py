@@ -252,3 +252,71 @@ async def test_a_watcher_joining_a_catch_up_read_from_before_its_version_reads_a
     finally:
         for store in stores:
             await store.close()
+
+
+async def test_the_echo_of_its_own_move_costs_the_replica_no_read_and_no_view(
+    database_url: str, nats_url: str, subject_root: str
+) -> None:
+    """The relay publishes a move; the replica that made it hears it back on NATS. It
+    already woke its watchers and holds that version: the echo reads nothing and builds
+    no view (each viewer's view of the version was built once, for the move)."""
+    async with running(database_url, nats_url, subject_root) as service:
+        app = service.service.app
+        heard: list[tuple[str, int]] = []
+        echoed = asyncio.Event()
+        real_notify = app.notifier.notify
+
+        def recorded(table_id: str, version: int) -> None:
+            heard.append((table_id, version))
+            if heard.count(heard[0]) == 2:  # the move's own report, then its echo
+                echoed.set()
+            real_notify(table_id, version)
+
+        app.notifier.notify = recorded  # type: ignore[method-assign]
+        async with contextlib.AsyncExitStack() as stack:
+            mm = await stack.enter_async_context(
+                TableClient(service.target, token("mm", Role.SERVICE))
+            )
+            players = {
+                p: await stack.enter_async_context(TableClient(service.target, token(p)))
+                for p in PLAYERS
+            }
+            table_id = (await mm.create_table(games_pb2.GAME_THREE_FIVE_EIGHT, PLAYERS)).table_id
+            streams = [players[p].watch(table_id) for p in PLAYERS]
+            first = [await anext(stream) for stream in streams]
+            mover = first[0].turn.seats[0]
+            reads: list[str] = []
+            real_read = service.service.store.read
+
+            async def counted_read(stream: str, *args: Any, **kwargs: Any) -> list[RecordedEvent]:
+                reads.append(stream)
+                events: list[RecordedEvent] = await real_read(stream, *args, **kwargs)
+                return events
+
+            service.service.store.read = counted_read  # type: ignore[method-assign]
+            builds: list[int | None] = []
+            views = service.service.servicer.views
+            real_build = views._build
+
+            def counted_build(table: Any, seat: int | None) -> Any:
+                builds.append(seat)
+                return real_build(table, seat)
+
+            views._build = counted_build  # type: ignore[method-assign]
+            heard.clear()
+            mine = first[mover]
+            reply = await players[PLAYERS[mover]].submit(
+                table_id, mine.legal_actions[0], expected_version=mine.version
+            )
+            version = reply.view.version
+            for stream in streams:
+                async with asyncio.timeout(30):
+                    assert (await anext(stream)).version == version
+            async with asyncio.timeout(30):
+                await echoed.wait()
+            assert heard[0] == (table_id, version)
+            await asyncio.sleep(0.2)  # whatever the echo would set off has run by now
+            for stream in streams:
+                await stream.aclose()
+    assert reads == [], "no catch-up read for a version this replica holds"
+    assert sorted(builds, key=str) == sorted([0, 1, 2], key=str), "one view per seat"
