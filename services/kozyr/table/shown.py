@@ -3,19 +3,19 @@ and serialised once, and shared by every reply and stream that shows it (issue 2
 
 A move is shown to every stream of the table: each seat's view, and the spectators'.
 `ViewCache` keeps one `ShownView` per (table, version, viewer) — a seat's view and a
-spectator's (viewer None) are never the same entry — and what they have in common is
-built once per version too (`_Frame`): the table's part (seats, turn, deals) and, for a
-game whose views differ only in a few keys (`GamePlugin.seat_view`: Khözör's hand,
-signals and viewer), the rest of the game view. Each viewer's view is then the shared
+spectator's (viewer None) are never the same entry. For a game whose views differ only
+in a few keys (`GamePlugin.seat_view`: Khözör's hand, signals and viewer), what the
+viewers of a version have in common is built once too (`_Frame`: the table's part and
+the rest of the game view, from the spectator's view), and each viewer's view is that
 message with its own part merged in: byte for byte what `table_view` builds for it
-alone (tests/unit/table/test_table_views.py), which remains the way for anything that
-does not fit.
+alone (tests/unit/table/test_table_views.py), which remains the way for every other
+game and for anything that does not fit.
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
@@ -131,55 +131,52 @@ def _timestamp(moment: datetime) -> dict[str, int]:
 
 
 class _Frame:
-    """What every viewer's view of one table version shares, built once: a TableView
-    holding the table's part and, for a game with `seat_view`, the game view without
-    the viewers' own keys (`own`), in its field `field`."""
+    """What every viewer's view of one version of a table whose game has a `seat_view`
+    shares, built once: a TableView holding the table's part and the game view without
+    the viewers' own keys (`own`, taken from the spectator's view: nothing in it is
+    hidden from anyone). For a game without one, sharing the table's part alone cost
+    more than it saved (tests/bench/bench_views.py): `table_view` builds each viewer's.
+    """
 
     __slots__ = ("field", "message", "own", "public", "shared")
 
-    def __init__(self, table: Table) -> None:
-        plugin = table.plugin
+    def __init__(self, table: Table, seat_view: Callable[[Any, int | None], dict[str, Any]]):
+        self.public = table.game.view(table.state, None)
+        self.own = frozenset(seat_view(table.state, None))
+        self.shared: views_pb2.TableView | None = None
+        fast = game_view_fields(table.game_id, self.public)
+        self.field = "" if fast is None else fast[0]
+        if fast is None:
+            return  # not as data: `table_view` builds each view, strictly
         fields = _table_fields(table)
-        self.field: str | None = None
-        self.own: frozenset[str] = frozenset()
-        self.public: dict[str, Any] = {}
-        if plugin.seat_view is not None:
-            public = table.game.view(table.state, None)
-            fast = game_view_fields(table.game_id, public)
-            if fast is not None:
-                self.field, self.public = fast[0], public
-                self.own = frozenset(plugin.seat_view(table.state, None))
-                fields[fast[0]] = {k: v for k, v in fast[1].items() if k not in self.own}
+        fields[self.field] = {k: v for k, v in fast[1].items() if k not in self.own}
         try:
-            self.shared: views_pb2.TableView | None = views_pb2.TableView(**fields)
+            self.shared = views_pb2.TableView(**fields)
         except (TypeError, ValueError):  # e.g. a number out of its field's range
-            self.shared = None
-        self.message = type(getattr(self.shared, self.field)) if self.field else None
+            return
+        self.message = type(getattr(self.shared, self.field))
 
     def view(self, table: Table, seat: int | None) -> views_pb2.TableView | None:
         """`seat`'s view: the shared part with its own merged in; None where its own part
         does not fit as data (then `table_view` builds it, strictly)."""
-        if self.shared is None:
-            return None
         plugin = table.plugin
+        if self.shared is None or plugin.seat_view is None:
+            return None
+        part = plugin.seat_view(table.state, seat)
+        wire = plugin.view_to_wire({**self.public, **part})  # as a whole view is
+        mine = {k: wire[k] for k in self.own}
+        if part.keys() != self.own or not fits(self.message, mine):
+            return None
         actions = [dict([plugin.action_of(c)]) for c in _moves(table, seat)]
         if not all(fits(actions_pb2.Action, a) for a in actions):
             return None
-        own: dict[str, Any] = {"version": table.version_for(seat), "legal_actions": actions}
+        own: dict[str, Any] = {
+            "version": table.version_for(seat),
+            "legal_actions": actions,
+            self.field: mine,
+        }
         if seat is not None:
             own["seat"] = seat
-        if self.field is not None and self.message is not None and plugin.seat_view is not None:
-            part = plugin.seat_view(table.state, seat)
-            wire = plugin.view_to_wire({**self.public, **part})  # as a whole view is
-            mine = {k: wire[k] for k in self.own}
-            if part.keys() != self.own or not fits(self.message, mine):
-                return None
-            own[self.field] = mine
-        else:
-            fast = game_view_fields(table.game_id, table.game.view(table.state, seat))
-            if fast is None:
-                return None
-            own[fast[0]] = fast[1]
         try:
             viewers = views_pb2.TableView(**own)
         except (TypeError, ValueError):
@@ -251,8 +248,11 @@ class ViewCache:
         return self.shown(table, seat).view
 
     def _build(self, table: Table, seat: int | None) -> views_pb2.TableView:
+        seat_view = table.plugin.seat_view
+        if seat_view is None:
+            return table_view(table, seat)
         key = (table.table_id, table.version)
         frame = self._frames.get(key)
         if frame is None:
-            frame = _keep(self._frames, key, _Frame(table), max(1, self._size // 4))
+            frame = _keep(self._frames, key, _Frame(table, seat_view), max(1, self._size // 4))
         return frame.view(table, seat) or table_view(table, seat)
