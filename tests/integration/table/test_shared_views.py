@@ -9,6 +9,7 @@ import contextlib
 import uuid
 from collections import Counter
 from collections.abc import AsyncIterator
+from typing import Any
 
 import grpc
 import pytest
@@ -38,6 +39,15 @@ def _raw_watch(channel: grpc.aio.Channel, table_id: str, who: str) -> AsyncItera
     return aiter(call)
 
 
+def _unary(channel: grpc.aio.Channel, method: str, reply: Any) -> Any:
+    """A unary method of the service, by name (its reply message's class given)."""
+    return channel.unary_unary(
+        SERVICE + method,
+        request_serializer=lambda request: request.SerializeToString(),
+        response_deserializer=reply.FromString,
+    )
+
+
 async def test_streams_of_one_viewer_share_one_build_and_its_bytes(
     table_service: RunningTableService, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -50,12 +60,7 @@ async def test_streams_of_one_viewer_share_one_build_and_its_bytes(
 
     monkeypatch.setattr(shown.ViewCache, "_build", counted)
     async with grpc.aio.insecure_channel(table_service.target) as channel:
-        create = channel.unary_unary(
-            SERVICE + "CreateTable",
-            request_serializer=pb.CreateTableRequest.SerializeToString,
-            response_deserializer=pb.CreateTableResponse.FromString,
-        )
-        created = await create(
+        created = await _unary(channel, "CreateTable", pb.CreateTableResponse)(
             pb.CreateTableRequest(
                 request_id=str(uuid.uuid4()),
                 game=games_pb2.GAME_THREE_FIVE_EIGHT,
@@ -73,12 +78,7 @@ async def test_streams_of_one_viewer_share_one_build_and_its_bytes(
         mover_seat = views[0].turn.seats[0]
         mover = PLAYERS[mover_seat]
         mine = next(v for v, who in zip(views, viewers, strict=True) if who == mover)
-        submit = channel.unary_unary(
-            SERVICE + "SubmitAction",
-            request_serializer=pb.SubmitActionRequest.SerializeToString,
-            response_deserializer=pb.SubmitActionResponse.FromString,
-        )
-        reply = await submit(
+        reply = await _unary(channel, "SubmitAction", pb.SubmitActionResponse)(
             pb.SubmitActionRequest(
                 table_id=table_id,
                 request_id=str(uuid.uuid4()),

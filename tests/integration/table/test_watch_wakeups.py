@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +23,7 @@ from kozyr.client import TableClient
 from kozyr.eventstore import PostgresEventStore, RecordedEvent, migrate
 from kozyr.infra import EmbeddedNats, free_port
 from kozyr.runtime.auth import Role
-from kozyr.table.app import Actor, TableApp
+from kozyr.table.app import Actor, Outcome, TableApp
 from tests.e2e.published import published_events, wait_until_relayed
 from tests.integration.table.conftest import RunningTableService, running_table_service
 from tests.support.tables import token
@@ -36,6 +38,29 @@ def running(
 ) -> AbstractAsyncContextManager[RunningTableService]:
     """A table service that polls its watched tables every 0.2 s."""
     return running_table_service(database_url, nats_url, subject_root, watch_poll_seconds=0.2)
+
+
+async def open_clients(
+    stack: contextlib.AsyncExitStack, target: str
+) -> tuple[TableClient, dict[str, TableClient]]:
+    """The matchmaker's client and each player's, closed with `stack`."""
+    mm = await stack.enter_async_context(TableClient(target, token("mm", Role.SERVICE)))
+    players = {p: await stack.enter_async_context(TableClient(target, token(p))) for p in PLAYERS}
+    return mm, players
+
+
+def counting_reads(store: PostgresEventStore) -> list[str]:
+    """The streams `store` reads from now on (its `read` wrapped), in order."""
+    reads: list[str] = []
+    real_read = store.read
+
+    async def counted_read(stream: str, *args: Any, **kwargs: Any) -> list[RecordedEvent]:
+        reads.append(stream)
+        events: list[RecordedEvent] = await real_read(stream, *args, **kwargs)
+        return events
+
+    store.read = counted_read  # type: ignore[method-assign]
+    return reads
 
 
 async def first_move(client: TableClient, players: dict[str, TableClient], table_id: str) -> int:
@@ -56,13 +81,7 @@ async def test_the_service_serves_without_nats_and_publishes_once_it_comes(
             running(database_url, f"nats://127.0.0.1:{nats_port}", subject_root) as service,
             contextlib.AsyncExitStack() as stack,
         ):
-            mm = await stack.enter_async_context(
-                TableClient(service.target, token("mm", Role.SERVICE))
-            )
-            players = {
-                p: await stack.enter_async_context(TableClient(service.target, token(p)))
-                for p in PLAYERS
-            }
+            mm, players = await open_clients(stack, service.target)
             table_id = (await mm.create_table(games_pb2.GAME_THREE_FIVE_EIGHT, PLAYERS)).table_id
             version = await first_move(mm, players, table_id)
             await asyncio.sleep(2.5)  # a few NATS reconnect attempts while it is down
@@ -152,10 +171,30 @@ async def test_idle_watchers_replay_nothing(
     assert reads == [], f"idle polls replayed {len(reads)} streams"
 
 
-async def test_watchers_woken_together_share_one_catch_up_read(database_url: str) -> None:
-    """Eight watchers of a table on a replica that did not make the move (its cache is
-    behind the log) catch up with one read of the log, not one each; and the table they
-    get is the log's."""
+@dataclass
+class TwoReplicas:
+    """Two table apps on one database, each with a store of its own; a table opened and
+    moved on `elsewhere`, loaded (then left behind) by `here`."""
+
+    here: TableApp
+    here_store: PostgresEventStore
+    elsewhere: TableApp
+    table_id: str
+
+    async def move_elsewhere(self, request_id: str) -> Outcome:
+        """The default move of whoever must act, made on the other replica."""
+        table = await self.elsewhere.load(self.table_id)
+        seat = table.game.turn(table.state).seats[0]
+        return await self.elsewhere.submit(
+            self.table_id,
+            table.game.default_command(table.state, seat),
+            request_id=request_id,
+            actor=Actor(PLAYERS[seat], "player"),
+        )
+
+
+@contextlib.asynccontextmanager
+async def two_replicas(database_url: str) -> AsyncIterator[TwoReplicas]:
     await migrate(database_url)
     stores = [await PostgresEventStore(database_url).open() for _ in range(2)]
     try:
@@ -167,36 +206,30 @@ async def test_watchers_woken_together_share_one_catch_up_read(database_url: str
             seats=PLAYERS,
             actor=Actor("mm", "service"),
         )
-        table = await here.load(created.table.table_id)
-        seat = table.game.turn(table.state).seats[0]
-        moved = await elsewhere.submit(
-            table.table_id,
-            table.game.default_command(table.state, seat),
-            request_id="elsewhere",
-            actor=Actor(PLAYERS[seat], "player"),
-        )
-        reads: list[str] = []
-        real_read = stores[0].read
+        await here.load(created.table.table_id)
+        yield TwoReplicas(here, stores[0], elsewhere, created.table.table_id)
+    finally:
+        for store in stores:
+            await store.close()
 
-        async def counted_read(stream: str, *args: Any, **kwargs: Any) -> list[RecordedEvent]:
-            reads.append(stream)
-            events: list[RecordedEvent] = await real_read(stream, *args, **kwargs)
-            return events
 
-        stores[0].read = counted_read  # type: ignore[method-assign]
-        version = moved.table.version
+async def test_watchers_woken_together_share_one_catch_up_read(database_url: str) -> None:
+    """Eight watchers of a table on a replica that did not make the move (its cache is
+    behind the log) catch up with one read of the log, not one each; and the table they
+    get is the log's."""
+    async with two_replicas(database_url) as replicas:
+        moved = await replicas.move_elsewhere("elsewhere")
+        reads = counting_reads(replicas.here_store)
+        tables, version = replicas.here.tables, moved.table.version
         caught = await asyncio.gather(
-            *(here.tables.at_least(table.table_id, version) for _ in range(8))
+            *(tables.at_least(replicas.table_id, version) for _ in range(8))
         )
         assert len(reads) == 1, reads
         assert {t.version for t in caught} == {version}
         assert caught[0].state == moved.table.state
-        again = await here.tables.at_least(table.table_id, version)
+        again = await tables.at_least(replicas.table_id, version)
         assert again is caught[0], "now cached: no read"
         assert len(reads) == 1
-    finally:
-        for store in stores:
-            await store.close()
 
 
 async def test_a_watcher_joining_a_catch_up_read_from_before_its_version_reads_again(
@@ -204,34 +237,10 @@ async def test_a_watcher_joining_a_catch_up_read_from_before_its_version_reads_a
 ) -> None:
     """A shared catch-up read that began before the version a watcher heard of was
     appended does not serve that watcher a table behind it."""
-    await migrate(database_url)
-    stores = [await PostgresEventStore(database_url).open() for _ in range(2)]
-    try:
-        here, elsewhere = TableApp(stores[0]), TableApp(stores[1])
-        created = await elsewhere.create(
-            request_id="create",
-            game_id="three_five_eight",
-            options={},
-            seats=PLAYERS,
-            actor=Actor("mm", "service"),
-        )
-        table_id = created.table.table_id
-        await here.load(table_id)
-
-        async def move(request_id: str) -> int:
-            table = await elsewhere.load(table_id)
-            seat = table.game.turn(table.state).seats[0]
-            outcome = await elsewhere.submit(
-                table_id,
-                table.game.default_command(table.state, seat),
-                request_id=request_id,
-                actor=Actor(PLAYERS[seat], "player"),
-            )
-            return outcome.table.version
-
-        first = await move("first")
+    async with two_replicas(database_url) as replicas:
+        first = (await replicas.move_elsewhere("first")).table.version
         read_done, release = asyncio.Event(), asyncio.Event()
-        real_read = stores[0].read
+        real_read = replicas.here_store.read
 
         async def held_read(stream: str, *args: Any, **kwargs: Any) -> list[RecordedEvent]:
             events: list[RecordedEvent] = await real_read(stream, *args, **kwargs)
@@ -240,18 +249,16 @@ async def test_a_watcher_joining_a_catch_up_read_from_before_its_version_reads_a
                 await release.wait()
             return events
 
-        stores[0].read = held_read  # type: ignore[method-assign]
-        early = asyncio.create_task(here.tables.at_least(table_id, first))
+        replicas.here_store.read = held_read  # type: ignore[method-assign]
+        tables = replicas.here.tables
+        early = asyncio.create_task(tables.at_least(replicas.table_id, first))
         await read_done.wait()
-        second = await move("second")
-        late = asyncio.create_task(here.tables.at_least(table_id, second))
+        second = (await replicas.move_elsewhere("second")).table.version
+        late = asyncio.create_task(tables.at_least(replicas.table_id, second))
         await asyncio.sleep(0)  # the late watcher joins the read under way
         release.set()
         assert (await early).version >= first
         assert (await late).version == second
-    finally:
-        for store in stores:
-            await store.close()
 
 
 async def test_the_echo_of_its_own_move_costs_the_replica_no_read_and_no_view(
@@ -274,26 +281,12 @@ async def test_the_echo_of_its_own_move_costs_the_replica_no_read_and_no_view(
 
         app.notifier.notify = recorded  # type: ignore[method-assign]
         async with contextlib.AsyncExitStack() as stack:
-            mm = await stack.enter_async_context(
-                TableClient(service.target, token("mm", Role.SERVICE))
-            )
-            players = {
-                p: await stack.enter_async_context(TableClient(service.target, token(p)))
-                for p in PLAYERS
-            }
+            mm, players = await open_clients(stack, service.target)
             table_id = (await mm.create_table(games_pb2.GAME_THREE_FIVE_EIGHT, PLAYERS)).table_id
             streams = [players[p].watch(table_id) for p in PLAYERS]
             first = [await anext(stream) for stream in streams]
             mover = first[0].turn.seats[0]
-            reads: list[str] = []
-            real_read = service.service.store.read
-
-            async def counted_read(stream: str, *args: Any, **kwargs: Any) -> list[RecordedEvent]:
-                reads.append(stream)
-                events: list[RecordedEvent] = await real_read(stream, *args, **kwargs)
-                return events
-
-            service.service.store.read = counted_read  # type: ignore[method-assign]
+            reads = counting_reads(service.service.store)
             builds: list[int | None] = []
             views = service.service.servicer.views
             real_build = views._build
