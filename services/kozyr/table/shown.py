@@ -134,8 +134,8 @@ class _Frame:
     """What every viewer's view of one version of a table whose game has a `seat_view`
     shares, built once: a TableView holding the table's part and the game view without
     the viewers' own keys (`own`, taken from the spectator's view: nothing in it is
-    hidden from anyone). For a game without one, sharing the table's part alone cost
-    more than it saved (tests/bench/bench_views.py): `table_view` builds each viewer's.
+    hidden from anyone). For a game without one, sharing the table's part alone saved
+    nothing measurable (tests/bench/bench_views.py): `table_view` builds each viewer's.
     """
 
     __slots__ = ("field", "message", "own", "public", "shared")
