@@ -34,7 +34,7 @@ from kozyr.bots.levels import Level, choose, turn_moves
 from kozyr.bots.search import Budget
 from kozyr.eventstore import RecordedEvent
 from kozyr.table.actions import command_from_action
-from kozyr.table.servicer import table_view
+from kozyr.table.shown import table_view
 from kozyr.tables import model
 from kozyr.tables.decision import decide, draw_chance
 from kozyr.tables.history import history_data

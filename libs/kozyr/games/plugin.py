@@ -188,6 +188,11 @@ class GamePlugin(Generic[S, C, E]):
       legal moves a view lists.
     - `view_message`: the full name of the proto message of `rules.view`'s dict, after
       `view_to_wire` (for a shape protobuf cannot hold).
+    - `seat_view`: the keys of `rules.view(state, seat)` that differ from viewer to
+      viewer, as that viewer sees them (None: the spectator's), when the rest of the
+      view is the same for every viewer: `view(state, seat) == view(state, None) |
+      seat_view(state, seat)` (property-tested). The table then builds the rest once per
+      version for all its viewers. None: each viewer's view is built whole.
     - `wide_turns`: turn kinds whose legal moves are too many to list: views offer the
       default move there; any other legal choice is still accepted.
     - `fair_deal`: what an event means for the table's public deal records.
@@ -211,6 +216,7 @@ class GamePlugin(Generic[S, C, E]):
     audit: AuditProfile[C]
     options_from_wire: Callable[[Fields], dict[str, Any]] = _set_fields
     view_to_wire: Callable[[Mapping[str, Any]], Mapping[str, Any]] = _same
+    seat_view: Callable[[S, int | None], dict[str, Any]] | None = None
     wide_turns: frozenset[str] = field(default_factory=frozenset)
     audience: Callable[[E], tuple[int, ...] | None] | None = None
     tapped_by: Callable[[E], int | None] | None = None

@@ -9,6 +9,7 @@ optimisation, see `kozyr.tables.snapshots`), else from its first event.
 
 from __future__ import annotations
 
+import asyncio
 from collections import OrderedDict
 from datetime import datetime
 from typing import Any
@@ -54,6 +55,7 @@ class TableRepository:
         self._cache: OrderedDict[str, Table] = OrderedDict()
         self._cache_size = cache_size
         self.snapshots = TableSnapshots(store, snapshot_every)
+        self._catching_up: dict[str, asyncio.Task[Table]] = {}
 
     def cached(self, table_id: str) -> Table | None:
         """The newest version of the table this process knows, without reading the log.
@@ -80,13 +82,27 @@ class TableRepository:
         """The cached table if it has reached `version`, else the table as the log has it.
 
         For watchers: a notification says which version exists, so a cache that is
-        behind it (another replica appended) is caught up instead of trusted.
+        behind it (another replica appended) is caught up instead of trusted. The
+        watchers of a table woken together share one catch-up read: a read already under
+        way serves them all when it reaches `version` (else they read again).
         """
         cached = self._cache.get(table_id)
         if cached is not None and cached.version >= version:
             self._cache.move_to_end(table_id)
             return cached
-        return await self.load(table_id)
+        reading = self._catching_up.get(table_id)
+        if reading is None:
+            reading = asyncio.ensure_future(self.load(table_id))
+            self._catching_up[table_id] = reading
+            reading.add_done_callback(lambda done: self._caught_up(table_id, done))
+        table = await asyncio.shield(reading)  # a watcher leaving stops no one's read
+        return table if table.version >= version else await self.load(table_id)
+
+    def _caught_up(self, table_id: str, reading: asyncio.Task[Table]) -> None:
+        if self._catching_up.get(table_id) is reading:
+            del self._catching_up[table_id]
+        if not reading.cancelled():
+            reading.exception()  # retrieved: each watcher that waited has it raised
 
     def remember(self, table: Table) -> None:
         """Keep the newest known version of a table (never replace newer with older)."""

@@ -10,7 +10,7 @@ import asyncio
 import contextlib
 from typing import Any
 
-from kozyr.api.table.v1 import table_service_pb2, table_service_pb2_grpc
+from kozyr.api.table.v1 import table_service_pb2
 from kozyr.bus.service_relay import ServiceRelay
 from kozyr.bus.streams import TABLE_CATEGORIES
 from kozyr.eventstore import PostgresEventStore
@@ -23,7 +23,7 @@ from kozyr.table.listener import TableChangeListener
 from kozyr.table.notifier import TableNotifier
 from kozyr.table.poller import WatchPoller
 from kozyr.table.schema_watch import SchemaWatch
-from kozyr.table.servicer import TableServicer
+from kozyr.table.servicer import TableServicer, add_to_server
 from kozyr.tables.directory import TableDirectory
 
 SERVICE_NAME = service_full_name(table_service_pb2, "TableService")
@@ -75,7 +75,7 @@ class TableService:
         self._poll_task: asyncio.Task[None] | None = None
 
     def _register(self, grpc_server: Any) -> None:
-        table_service_pb2_grpc.add_TableServiceServicer_to_server(self.servicer, grpc_server)
+        add_to_server(self.servicer, grpc_server)
 
     async def start(self) -> int:
         """Connect everything and serve; returns the bound gRPC port."""

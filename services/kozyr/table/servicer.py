@@ -8,52 +8,31 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections import OrderedDict
 from collections.abc import AsyncIterator
-from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 
 import grpc
 from google.protobuf.timestamp_pb2 import Timestamp
 
 from kozyr.api.common.v1 import games_pb2, language_pb2, seats_pb2
-from kozyr.api.table.v1 import actions_pb2, views_pb2
 from kozyr.api.table.v1 import table_service_pb2 as pb
 from kozyr.api.table.v1 import table_service_pb2_grpc as pb_grpc
 from kozyr.games.plugin import AnyPlugin, UnknownGame, plugin_by_code, registered
 from kozyr.runtime.auth import Principal, Role, current_principal
 from kozyr.runtime.errors import InvalidArgument
 from kozyr.runtime.interceptors import current_request_id, prefer_language
-from kozyr.table import access, listing, seeds, validation
-from kozyr.table.actions import action_from_command, command_from_action, fields_of
+from kozyr.table import access, listing, validation
+from kozyr.table.actions import command_from_action, fields_of
 from kozyr.table.app import Actor, TableApp
-from kozyr.table.views import fits, game_view_fields, game_view_to_proto, set_game_view
+from kozyr.table.shown import CONTROLS, LEVELS, ViewCache
 from kozyr.tables.history import history_data
 from kozyr.tables.model import (
     COMPUTER,
     COVER_AFTER_MAX_SECONDS,
     DEFAULT_COMPUTER_LEVEL,
-    SeatControl,
     Table,
 )
 
-CONTROLS = {
-    seats_pb2.SEAT_CONTROL_PERSON: SeatControl.PERSON,
-    seats_pb2.SEAT_CONTROL_COMPUTER: SeatControl.COMPUTER,
-    seats_pb2.SEAT_CONTROL_ABSENT: SeatControl.ABSENT,
-}
-CONTROL_CODES = {v: k for k, v in CONTROLS.items()}
-PRESENCE_CODES = {
-    None: seats_pb2.PRESENCE_UNKNOWN,
-    True: seats_pb2.PRESENCE_ONLINE,
-    False: seats_pb2.PRESENCE_OFFLINE,
-}
-LEVELS = {
-    seats_pb2.COMPUTER_LEVEL_EASY: "easy",
-    seats_pb2.COMPUTER_LEVEL_NORMAL: "normal",
-    seats_pb2.COMPUTER_LEVEL_HARD: "hard",
-}
-LEVEL_CODES = {v: k for k, v in LEVELS.items()}
 LANGUAGES = {
     language_pb2.LANGUAGE_EN: "en",
     language_pb2.LANGUAGE_RO: "ro",
@@ -67,94 +46,6 @@ def actor_of(principal: Principal) -> Actor:
 
 def _optional(message: Any, field: str) -> int | None:
     return int(getattr(message, field)) if message.HasField(field) else None
-
-
-def table_view(table: Table, seat: int | None) -> views_pb2.TableView:
-    """The whole client state of `seat` (None: a spectator).
-
-    Built in one constructor call from plain data (protobuf's C code fills the nested
-    messages), which costs a fraction of setting field by field; whatever does not fit
-    that way exactly (`views.fits`) is filled strictly afterwards instead.
-    """
-    game, plugin = table.game, table.plugin
-    turn = game.turn(table.state)
-    over = table.is_over
-    turn_info: dict[str, Any] = {
-        "number": turn.number,
-        "kind": turn.kind,
-        "seats": list(turn.seats),
-    }
-    if table.turn_deadline is not None and turn.seats and not over:
-        turn_info["deadline"] = _timestamp(table.turn_deadline)
-    fields: dict[str, Any] = {
-        "table_id": table.table_id,
-        "game": plugin.code,
-        "version": table.version_for(seat),
-        "finished": over,
-        "hints_allowed": not table.hints_off,
-        "seats": [
-            {
-                "seat": i,
-                "player_id": p,
-                "control": CONTROL_CODES[table.control[i]],
-                "online": table.is_online(i),
-                "presence": PRESENCE_CODES[table.presence(i)],
-                "level": LEVEL_CODES.get(
-                    table.level_of(i) or "", seats_pb2.COMPUTER_LEVEL_UNSPECIFIED
-                ),
-            }
-            for i, p in enumerate(table.seats)
-        ],
-        "turn": turn_info,
-        "deals": seeds.deal_records(table),
-    }
-    if seat is not None:
-        fields["seat"] = seat
-    upcoming = seeds.next_deal_record(table)
-    if upcoming is not None:
-        fields["next_deal"] = upcoming
-    moves = plugin.listed_moves(table.state, seat) if seat is not None and not over else []
-    actions = [dict([plugin.action_of(c)]) for c in moves]  # {oneof field: its fields}
-    listed = all(fits(actions_pb2.Action, a) for a in actions)
-    game_view = game.view(table.state, seat)
-    fast = game_view_fields(table.game_id, game_view)
-    if fast is not None and listed:
-        try:
-            whole: dict[str, Any] = {**fields, "legal_actions": actions, fast[0]: fast[1]}
-            return views_pb2.TableView(**whole)
-        except (TypeError, ValueError):  # e.g. a number out of its field's range
-            pass
-    view = views_pb2.TableView(**fields)  # the strict way: the same view, or the drift
-    set_game_view(view, game_view_to_proto(table.game_id, game_view))
-    view.legal_actions.extend(action_from_command(c, plugin) for c in moves)
-    return view
-
-
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-
-
-def _timestamp(moment: datetime) -> dict[str, int]:
-    """A Timestamp's fields (what `Timestamp.FromDatetime` sets; naive means UTC)."""
-    delta = (moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)) - _EPOCH
-    return {"seconds": delta.days * 86_400 + delta.seconds, "nanos": delta.microseconds * 1000}
-
-
-class ViewCache:
-    """Recent views by (table, version, seat): a change is shown to every watcher of a
-    seat, and to the mover in his reply, from one build. Views are never mutated."""
-
-    def __init__(self, size: int = 4096) -> None:
-        self._views: OrderedDict[tuple[str, int, int | None], views_pb2.TableView] = OrderedDict()
-        self._size = size
-
-    def view(self, table: Table, seat: int | None) -> views_pb2.TableView:
-        key = (table.table_id, table.version, seat)
-        found = self._views.get(key)
-        if found is None:
-            found = self._views[key] = table_view(table, seat)
-            if len(self._views) > self._size:
-                self._views.popitem(last=False)
-        return found
 
 
 class TableServicer(pb_grpc.TableServiceServicer):
@@ -197,9 +88,11 @@ class TableServicer(pb_grpc.TableServiceServicer):
         seat = access.viewer_seat(current_principal(), table, _optional(request, "seat"))
         return pb.GetTableResponse(view=self.views.view(table, seat))
 
-    async def WatchTable(
+    async def WatchTable(  # type: ignore[override]  # it yields the serialised responses
         self, request: pb.WatchTableRequest, context: grpc.aio.ServicerContext
-    ) -> AsyncIterator[pb.WatchTableResponse]:
+    ) -> AsyncIterator[bytes]:
+        """Every version the caller's viewer has not seen, as serialised WatchTableResponses
+        shared by every stream of the same viewer (`ShownView.written`, `add_to_server`)."""
         table_id = validation.table_id(request.table_id)
         last = validation.version(request.from_version, "from_version")
         principal = current_principal()
@@ -215,11 +108,10 @@ class TableServicer(pb_grpc.TableServiceServicer):
                     table = await self.app.tables.at_least(table_id, watch.heard)
                     if table.version > last:
                         seat = access.viewer_seat(principal, table, requested)
-                        view = self.views.view(table, seat)
-                        content = _content(view)
-                        if content != sent:
-                            yield pb.WatchTableResponse(view=view)
-                            sent = content
+                        shown = self.views.shown(table, seat)
+                        if shown.content != sent:
+                            yield shown.written
+                            sent = shown.content
                         last = table.version
                         continue
                 await changed.wait()  # also set by `stop_watches` (the watch poller is
@@ -235,7 +127,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
         current = table.version_for(seat)
         if current > seen:
             return seen, b""  # below the log's version: the current view is sent at once
-        held = _content(self.views.view(table, seat)) if current == seen else b""
+        held = self.views.shown(table, seat).content if current == seen else b""
         return table.version + seen - current, held
 
     async def SubmitAction(
@@ -378,6 +270,39 @@ class TableServicer(pb_grpc.TableServiceServicer):
         return listing.response(found, size, query)
 
 
+def add_to_server(servicer: TableServicer, server: grpc.aio.Server) -> None:
+    """Register the service as generated, except that WatchTable's responses are written
+    as the servicer yields them: already serialised, once per viewer and version
+    (`ShownView.written`), however many streams show them. On the wire they are the
+    same `WatchTableResponse`; only who serialises them changes."""
+    generated = _Registration()
+    pb_grpc.add_TableServiceServicer_to_server(servicer, cast(grpc.aio.Server, generated))
+    handlers = dict(generated.handlers)
+    watch = handlers["WatchTable"]
+    handlers["WatchTable"] = grpc.unary_stream_rpc_method_handler(
+        watch.unary_stream, request_deserializer=watch.request_deserializer
+    )  # no response serializer: grpc writes bytes as they are
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(SERVICE, handlers),))
+    server.add_registered_method_handlers(SERVICE, handlers)
+
+
+SERVICE = pb.DESCRIPTOR.services_by_name["TableService"].full_name
+
+
+class _Registration:
+    """Stands in for a server to take the generated handlers as they would be registered."""
+
+    handlers: dict[str, grpc.RpcMethodHandler]
+
+    def add_generic_rpc_handlers(self, handlers: Any) -> None:
+        pass  # the same handlers come by name below
+
+    def add_registered_method_handlers(
+        self, service: str, handlers: dict[str, grpc.RpcMethodHandler]
+    ) -> None:
+        self.handlers = handlers
+
+
 def _occupant(seat: pb.SeatAssignment) -> str:
     kind = seat.WhichOneof("occupant")
     if kind == "player_id":
@@ -436,12 +361,3 @@ def _options(request: pb.CreateTableRequest, plugin: AnyPlugin) -> dict[str, Any
     if given != plugin.id:
         raise InvalidArgument("OPTIONS_GAME_MISMATCH", f"{given} options for a {plugin.id} table")
     return plugin.options_from_wire(fields_of(getattr(request, given)))
-
-
-def _content(view: views_pb2.TableView) -> bytes:
-    """A view without its version: a change this seat cannot see (the other team's
-    signal) sends no new view, so the stream does not even reveal *that* it happened."""
-    copy = views_pb2.TableView()
-    copy.CopyFrom(view)
-    copy.version = 0
-    return copy.SerializeToString(deterministic=True)

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -18,10 +20,10 @@ from structlog.testing import capture_logs
 
 from kozyr.api.common.v1 import games_pb2
 from kozyr.client import TableClient
-from kozyr.eventstore import PostgresEventStore, RecordedEvent
+from kozyr.eventstore import PostgresEventStore, RecordedEvent, migrate
 from kozyr.infra import EmbeddedNats, free_port
 from kozyr.runtime.auth import Role
-from kozyr.table.app import Actor, TableApp
+from kozyr.table.app import Actor, Outcome, TableApp
 from tests.e2e.published import published_events, wait_until_relayed
 from tests.integration.table.conftest import RunningTableService, running_table_service
 from tests.support.tables import token
@@ -36,6 +38,29 @@ def running(
 ) -> AbstractAsyncContextManager[RunningTableService]:
     """A table service that polls its watched tables every 0.2 s."""
     return running_table_service(database_url, nats_url, subject_root, watch_poll_seconds=0.2)
+
+
+async def open_clients(
+    stack: contextlib.AsyncExitStack, target: str
+) -> tuple[TableClient, dict[str, TableClient]]:
+    """The matchmaker's client and each player's, closed with `stack`."""
+    mm = await stack.enter_async_context(TableClient(target, token("mm", Role.SERVICE)))
+    players = {p: await stack.enter_async_context(TableClient(target, token(p))) for p in PLAYERS}
+    return mm, players
+
+
+def counting_reads(store: PostgresEventStore) -> list[str]:
+    """The streams `store` reads from now on (its `read` wrapped), in order."""
+    reads: list[str] = []
+    real_read = store.read
+
+    async def counted_read(stream: str, *args: Any, **kwargs: Any) -> list[RecordedEvent]:
+        reads.append(stream)
+        events: list[RecordedEvent] = await real_read(stream, *args, **kwargs)
+        return events
+
+    store.read = counted_read  # type: ignore[method-assign]
+    return reads
 
 
 async def first_move(client: TableClient, players: dict[str, TableClient], table_id: str) -> int:
@@ -56,13 +81,7 @@ async def test_the_service_serves_without_nats_and_publishes_once_it_comes(
             running(database_url, f"nats://127.0.0.1:{nats_port}", subject_root) as service,
             contextlib.AsyncExitStack() as stack,
         ):
-            mm = await stack.enter_async_context(
-                TableClient(service.target, token("mm", Role.SERVICE))
-            )
-            players = {
-                p: await stack.enter_async_context(TableClient(service.target, token(p)))
-                for p in PLAYERS
-            }
+            mm, players = await open_clients(stack, service.target)
             table_id = (await mm.create_table(games_pb2.GAME_THREE_FIVE_EIGHT, PLAYERS)).table_id
             version = await first_move(mm, players, table_id)
             await asyncio.sleep(2.5)  # a few NATS reconnect attempts while it is down
@@ -150,3 +169,147 @@ async def test_idle_watchers_replay_nothing(
                 for stream in streams:
                     await stream.aclose()
     assert reads == [], f"idle polls replayed {len(reads)} streams"
+
+
+@dataclass
+class TwoReplicas:
+    """Two table apps on one database, each with a store of its own; a table opened and
+    moved on `elsewhere`, loaded (then left behind) by `here`."""
+
+    here: TableApp
+    here_store: PostgresEventStore
+    elsewhere: TableApp
+    table_id: str
+
+    async def move_elsewhere(self, request_id: str) -> Outcome:
+        """The default move of whoever must act, made on the other replica."""
+        table = await self.elsewhere.load(self.table_id)
+        seat = table.game.turn(table.state).seats[0]
+        return await self.elsewhere.submit(
+            self.table_id,
+            table.game.default_command(table.state, seat),
+            request_id=request_id,
+            actor=Actor(PLAYERS[seat], "player"),
+        )
+
+
+@contextlib.asynccontextmanager
+async def two_replicas(database_url: str) -> AsyncIterator[TwoReplicas]:
+    await migrate(database_url)
+    stores = [await PostgresEventStore(database_url).open() for _ in range(2)]
+    try:
+        here, elsewhere = TableApp(stores[0]), TableApp(stores[1])
+        created = await elsewhere.create(
+            request_id="create",
+            game_id="three_five_eight",
+            options={},
+            seats=PLAYERS,
+            actor=Actor("mm", "service"),
+        )
+        await here.load(created.table.table_id)
+        yield TwoReplicas(here, stores[0], elsewhere, created.table.table_id)
+    finally:
+        for store in stores:
+            await store.close()
+
+
+async def test_watchers_woken_together_share_one_catch_up_read(database_url: str) -> None:
+    """Eight watchers of a table on a replica that did not make the move (its cache is
+    behind the log) catch up with one read of the log, not one each; and the table they
+    get is the log's."""
+    async with two_replicas(database_url) as replicas:
+        moved = await replicas.move_elsewhere("elsewhere")
+        reads = counting_reads(replicas.here_store)
+        tables, version = replicas.here.tables, moved.table.version
+        caught = await asyncio.gather(
+            *(tables.at_least(replicas.table_id, version) for _ in range(8))
+        )
+        assert len(reads) == 1, reads
+        assert {t.version for t in caught} == {version}
+        assert caught[0].state == moved.table.state
+        again = await tables.at_least(replicas.table_id, version)
+        assert again is caught[0], "now cached: no read"
+        assert len(reads) == 1
+
+
+async def test_a_watcher_joining_a_catch_up_read_from_before_its_version_reads_again(
+    database_url: str,
+) -> None:
+    """A shared catch-up read that began before the version a watcher heard of was
+    appended does not serve that watcher a table behind it."""
+    async with two_replicas(database_url) as replicas:
+        first = (await replicas.move_elsewhere("first")).table.version
+        read_done, release = asyncio.Event(), asyncio.Event()
+        real_read = replicas.here_store.read
+
+        async def held_read(stream: str, *args: Any, **kwargs: Any) -> list[RecordedEvent]:
+            events: list[RecordedEvent] = await real_read(stream, *args, **kwargs)
+            if not read_done.is_set():  # the first read: held once it has its rows
+                read_done.set()
+                await release.wait()
+            return events
+
+        replicas.here_store.read = held_read  # type: ignore[method-assign]
+        tables = replicas.here.tables
+        early = asyncio.create_task(tables.at_least(replicas.table_id, first))
+        await read_done.wait()
+        second = (await replicas.move_elsewhere("second")).table.version
+        late = asyncio.create_task(tables.at_least(replicas.table_id, second))
+        await asyncio.sleep(0)  # the late watcher joins the read under way
+        release.set()
+        assert (await early).version >= first
+        assert (await late).version == second
+
+
+async def test_the_echo_of_its_own_move_costs_the_replica_no_read_and_no_view(
+    database_url: str, nats_url: str, subject_root: str
+) -> None:
+    """The relay publishes a move; the replica that made it hears it back on NATS. It
+    already woke its watchers and holds that version: the echo reads nothing and builds
+    no view (each viewer's view of the version was built once, for the move)."""
+    async with running(database_url, nats_url, subject_root) as service:
+        app = service.service.app
+        heard: list[tuple[str, int]] = []
+        echoed = asyncio.Event()
+        real_notify = app.notifier.notify
+
+        def recorded(table_id: str, version: int) -> None:
+            heard.append((table_id, version))
+            if heard.count(heard[0]) == 2:  # the move's own report, then its echo
+                echoed.set()
+            real_notify(table_id, version)
+
+        app.notifier.notify = recorded  # type: ignore[method-assign]
+        async with contextlib.AsyncExitStack() as stack:
+            mm, players = await open_clients(stack, service.target)
+            table_id = (await mm.create_table(games_pb2.GAME_THREE_FIVE_EIGHT, PLAYERS)).table_id
+            streams = [players[p].watch(table_id) for p in PLAYERS]
+            first = [await anext(stream) for stream in streams]
+            mover = first[0].turn.seats[0]
+            reads = counting_reads(service.service.store)
+            builds: list[int | None] = []
+            views = service.service.servicer.views
+            real_build = views._build
+
+            def counted_build(table: Any, seat: int | None) -> Any:
+                builds.append(seat)
+                return real_build(table, seat)
+
+            views._build = counted_build  # type: ignore[method-assign]
+            heard.clear()
+            mine = first[mover]
+            reply = await players[PLAYERS[mover]].submit(
+                table_id, mine.legal_actions[0], expected_version=mine.version
+            )
+            version = reply.view.version
+            for stream in streams:
+                async with asyncio.timeout(30):
+                    assert (await anext(stream)).version == version
+            async with asyncio.timeout(30):
+                await echoed.wait()
+            assert heard[0] == (table_id, version)
+            await asyncio.sleep(0.2)  # whatever the echo would set off has run by now
+            for stream in streams:
+                await stream.aclose()
+    assert reads == [], "no catch-up read for a version this replica holds"
+    assert sorted(builds, key=str) == sorted([0, 1, 2], key=str), "one view per seat"

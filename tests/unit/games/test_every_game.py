@@ -71,6 +71,19 @@ def check_no_leak(plugin: AnyPlugin, state: Any, places: CardPlaces) -> None:
         assert not leaked, f"seat {seat} sees {sorted(leaked)}"
 
 
+def check_seat_view(plugin: AnyPlugin, state: Any) -> None:
+    """A game's `seat_view` is all that differs between its viewers' views: each view is
+    the spectator's with those keys replaced (the table shares the rest among them)."""
+    if plugin.seat_view is None:
+        return
+    spectator = plugin.rules.view(state, None)
+    keys = set(plugin.seat_view(state, None))
+    for seat in [None, *range(plugin.rules.SEATS)]:
+        own = plugin.seat_view(state, seat)
+        assert set(own) == keys
+        assert plugin.rules.view(state, seat) == spectator | own, seat
+
+
 def check_wire_round_trip(plugin: AnyPlugin, seat: int, moves: list[Any]) -> None:
     for move in moves:
         kind, fields = plugin.action_of(move)
@@ -116,6 +129,7 @@ def test_random_games_end_conserve_cards_leak_nothing_and_fold_as_stepped(
         places = plugin.card_places(state)
         check_conserved(plugin, places)
         check_no_leak(plugin, state, places)
+        check_seat_view(plugin, state)
     assert rules.is_over(state), f"{game_id} did not end within {MAX_STEPS} decisions"
     assert rules.turn(state).seats == ()
     stored = [json.loads(json.dumps(encode_event(e))) for e in log]

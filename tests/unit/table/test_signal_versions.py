@@ -17,7 +17,7 @@ import pytest
 from kozyr.games.khozor_teams import ConfirmOpener, Team, ToggleSignal, team_of
 from kozyr.runtime.errors import Aborted, FailedPrecondition
 from kozyr.table.app import Actor, TableApp
-from kozyr.table.servicer import table_view
+from kozyr.table.shown import table_view
 from kozyr.tables.model import Table
 from tests.support.tables import khozor_tables, signal_taps
 

@@ -11,9 +11,9 @@ import pytest
 
 from kozyr.eventstore import InMemoryEventStore
 from kozyr.games import khozor_teams, three_five_eight
-from kozyr.table import servicer, views
+from kozyr.table import shown, views
 from kozyr.table.app import Actor, TableApp
-from kozyr.table.servicer import table_view
+from kozyr.table.shown import table_view
 from kozyr.tables.model import Table
 from tests.unit.table.test_audit_games import MATCHMAKER, PLAYERS, choose
 
@@ -51,7 +51,7 @@ async def test_one_constructor_call_builds_the_strict_view(
     def nothing_fits(*_: Any) -> None:
         return None
 
-    monkeypatch.setattr(servicer, "game_view_fields", nothing_fits)
+    monkeypatch.setattr(shown, "game_view_fields", nothing_fits)
     monkeypatch.setattr(views, "_built", nothing_fits)  # game views and moves field by field
     for table in tables:
         for seat in viewers:
@@ -62,3 +62,34 @@ async def test_one_constructor_call_builds_the_strict_view(
             ), (table.version, seat)
     assert any(v.legal_actions for v in fast.values())
     assert any(v.turn.HasField("deadline") for v in fast.values())
+
+
+async def test_views_shown_from_one_frame_per_version_are_each_viewers_own(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """For a game with a `seat_view` (Khözör), `ViewCache` builds what the viewers of a
+    version share once (`_Frame`) and merges each viewer's own part in: byte for byte
+    the view `table_view` builds for it alone, a spectator's included — and never by
+    falling back to it."""
+    game_id = khozor_teams.GAME_ID
+    tables = await tables_of(game_id)
+    viewers: list[int | None] = [None, *range(len(PLAYERS[game_id]))]
+    alone = {(t.version, s): table_view(t, s) for t in tables for s in viewers}
+    frames: list[int] = []
+    real_frame = shown._Frame.__init__
+
+    def counted(frame: Any, table: Table, seat_view: Any) -> None:
+        frames.append(table.version)
+        real_frame(frame, table, seat_view)
+
+    monkeypatch.setattr(shown._Frame, "__init__", counted)
+    monkeypatch.setattr(shown, "table_view", None)  # a fallback would fail
+    cache = shown.ViewCache()
+    for table in tables:
+        for seat in viewers:
+            got = cache.shown(table, seat)
+            assert got is cache.shown(table, seat)
+            assert got.view.SerializeToString(deterministic=True) == alone[
+                (table.version, seat)
+            ].SerializeToString(deterministic=True), (table.version, seat)
+    assert frames == [t.version for t in tables], "one frame per version, for every viewer"

@@ -55,7 +55,7 @@ from kozyr.games.khozor_teams.rules import deal_from_seed, decide
 from kozyr.games.khozor_teams.signals import audience, tapped_by, true_signals
 from kozyr.games.khozor_teams.standing import standing
 from kozyr.games.khozor_teams.texts import PHASE_NAMES, REASONS, SIGNAL_NAMES, TURN_KIND_NAMES
-from kozyr.games.khozor_teams.views import VIEW_KEYS, redact, view
+from kozyr.games.khozor_teams.views import VIEW_KEYS, redact, seat_view, view
 
 __all__ = [
     "COMMANDS",
@@ -113,6 +113,7 @@ __all__ = [
     "power",
     "redact",
     "result",
+    "seat_view",
     "standing",
     "tapped_by",
     "team_of",

@@ -82,13 +82,12 @@ def _team_signals(state: State, seat: int | None) -> list[dict[str, Any]]:
 
 def view(state: State, seat: int | None) -> dict[str, Any]:
     """The whole client state of `seat` (None: a spectator, who sees no hand, no signal)."""
-    if seat is not None and not 0 <= seat < SEATS:
-        raise ValueError(f"no seat {seat} at a khozor_teams table")
+    own = seat_view(state, seat)
     t = turn(state)
     return {
         "game_id": GAME_ID,
-        "viewer_seat": seat,
-        "viewer_team": team_of(seat).value if seat is not None else None,
+        "viewer_seat": own["viewer_seat"],
+        "viewer_team": own["viewer_team"],
         "phase": state.phase.value,
         "round": state.round_no,
         "trump": state.trump.value if state.trump else None,
@@ -100,17 +99,31 @@ def view(state: State, seat: int | None) -> dict[str, Any]:
         "opener": state.opener,
         "turn": {"number": t.number, "kind": t.kind, "seats": list(t.seats)},
         "turn_seconds": state.turn_seconds,
-        "hand": _own_hand(state, seat),
+        "hand": own["hand"],
         "hand_counts": [len(h) for h in state.hands],
         "reserve_count": len(state.reserve),
         "sleeping_count": len(state.sleeping),
         "pile": [
             {"seat": p.seat, "kind": p.kind.value, "cards": _cards(p.cards)} for p in state.pile
         ],
-        "signals": _team_signals(state, seat),
+        "signals": own["signals"],
         "deal_commitment": state.commitment,
         "deal_seed": state.seed.hex() if state.seed is not None and state.seed_revealed else None,
         "match_winner": state.winner.value if state.winner else None,
+    }
+
+
+def seat_view(state: State, seat: int | None) -> dict[str, Any]:
+    """The keys of `view` that differ from viewer to viewer (None: the spectator's), as
+    `view` shows them: the rest is the same for all eight seats and the spectators, so a
+    table builds it once per version (`GamePlugin.seat_view`)."""
+    if seat is not None and not 0 <= seat < SEATS:
+        raise ValueError(f"no seat {seat} at a khozor_teams table")
+    return {
+        "viewer_seat": seat,
+        "viewer_team": team_of(seat).value if seat is not None else None,
+        "hand": _own_hand(state, seat),
+        "signals": _team_signals(state, seat),
     }
 
 
