@@ -10,13 +10,13 @@ the bots (public event → SubmitAction) and the table service all work.
 
 Two are opened from the queue (a ticket that fills with computers at once), one as a
 private table. After the fault one more ticket must be matched, listed by matchmaking
-(its TableOpened consumer) and played: a computer's move and an expiry at its table.
+(its TableOpened consumer) and played: a computer's move and a turn deadline the clock
+set after the fault.
 
 What the log (the events table, the truth) must show: every turn of these tables ended
 once — by one bot move (`bots:<table>:<turn>:<seat>`) or one expiry, never both, no
 request twice; the person's turn open at the fault (or, on a computer's turn then, her
-next one) expired; at the table of the ticket after the fault, a deadline set after it
-expired too. A deadline lost with a node never fires: its table stops at that turn for
+next one) expired. A deadline lost with a node never fires: its table stops at that turn for
 good, and the bounded wait fails naming it.
 """
 
@@ -35,6 +35,7 @@ import grpc
 from kozyr.api.common.v1 import games_pb2, seats_pb2
 from kozyr.api.matchmaking.v1 import matchmaking_service_pb2 as mm_pb
 from kozyr.api.table.v1 import table_service_pb2 as table_pb
+from kozyr.bus.schedules import MessageScheduler
 from kozyr.client import MatchmakingClient, TableClient
 from kozyr.infra import libpq_dsn
 from kozyr.tables.repository import stream_of
@@ -55,6 +56,8 @@ PRIVATE_TABLES = 1
 DEADLINE_WAIT_SECONDS = 45.0
 """Only a bound on a hang: a turn or two of the person's, plus the clock's catching up."""
 SERVED_WAIT_SECONDS = 30.0
+TURN = "turn"
+"""The clock's timer kind of turn deadlines (kozyr.clock.turns, a service's own)."""
 EXPIRY = "expire-turn-"
 BOT_MOVE = "bots:"
 
@@ -141,9 +144,12 @@ class ComputerTables:
             mine = next(s.seat for s in view.seats if s.player_id == player)
             self.pending[table_id] = Pending(view.turn.number, mine in view.turn.seats)
 
-    async def ticket_after_fault(self, struck: float) -> str:
+    async def ticket_after_fault(self, struck: float, scheduler: MessageScheduler) -> str:
         """A ticket made after the fault: matched, listed by ListMyTables (matchmaking's
-        TableOpened consumer), played (a bot's move and an expiry at its table)."""
+        TableOpened consumer), played (a computer's move: the bots' consumer) and timed
+        (a turn deadline set by the clock after the fault, pending or already expired:
+        its public-event consumer; the deadlines pending across the fault prove the
+        firing)."""
         player = "idle-late"
         table_id = await self._by_ticket(player)
         self.figures["matched"] = time.monotonic() - struck
@@ -151,12 +157,17 @@ class ComputerTables:
             await _eventually(lambda: _lists(client, table_id))
         self.figures["listed"] = time.monotonic() - struck
 
-        async def played() -> bool:
+        async def timed() -> bool:
             turns = Turns.of(await self.read_log(), table_id)
-            return bool(turns.played and turns.expired)
+            return bool(turns.expired) or await scheduler.pending(TURN, table_id) is not None
 
+        async def played() -> bool:
+            return bool(Turns.of(await self.read_log(), table_id).played)
+
+        await _eventually(timed, DEADLINE_WAIT_SECONDS)
+        self.figures["deadline set"] = time.monotonic() - struck
         await _eventually(played, DEADLINE_WAIT_SECONDS)
-        self.figures["played"] = time.monotonic() - struck
+        self.figures["computer moved"] = time.monotonic() - struck
         return table_id
 
     async def until_deadlines_fired(self) -> None:

@@ -30,11 +30,12 @@ from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 
+from kozyr.bus.schedules import MessageScheduler
 from tests.chaos.computers import ComputerTables
 from tests.chaos.invariants import assert_nothing_lost_or_invented
 from tests.chaos.load import Load, load_on
 from tests.chaos.stack import Stack
-from tests.chaos.template import Template
+from tests.chaos.template import SUBJECT_ROOT, Template
 from tests.chaos.timers import (
     TimerProbe,
     assert_presence_works,
@@ -85,7 +86,8 @@ async def survives(
         await scenario.computers.note_pending()
         struck = time.monotonic()
         await fault(scenario)
-        async with _running(scenario.computers.ticket_after_fault(struck)) as late:
+        scheduler = MessageScheduler(probe.nc.jetstream(), SUBJECT_ROOT)
+        async with _running(scenario.computers.ticket_after_fault(struck, scheduler)) as late:
             await _everything_held(scenario, late)
 
 
