@@ -20,8 +20,9 @@ server's auth interceptor sets it.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextvars import ContextVar
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextvars import ContextVar, Token
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from enum import StrEnum
@@ -256,7 +257,8 @@ VERIFIED_CACHE_SIZE = 10_000
 
 class TokenVerifier:
     """Verifies tokens with pre-loaded keys (parsed once, at start-up): the current `key`
-    (under `key_id`, if any) and, while keys rotate, `previous_keys` by key id."""
+    (under `key_id`, if any) and, while keys rotate, `previous_keys` by key id. `clock`
+    (POSIX seconds) tells when a cached token has expired."""
 
     def __init__(
         self,
@@ -267,30 +269,36 @@ class TokenVerifier:
         leeway: timedelta = DEFAULT_LEEWAY,
         key_id: str | None = None,
         previous_keys: Mapping[str, str | bytes] | None = None,
+        clock: Callable[[], float] = time.time,
     ) -> None:
         self._keys: dict[str, Any] = {
             kid: load_verification_key(algorithm, k) for kid, k in (previous_keys or {}).items()
         }
         self._keys[key_id or ""] = load_verification_key(algorithm, key)
         self.algorithm = algorithm
-        self._verified: dict[str, Principal] = {}
+        self._verified: dict[str, tuple[Principal, float]] = {}
+        """token → (its Principal, its `exp` as a POSIX time)."""
+        self._clock = clock
         self._issuer = issuer
         self._leeway = leeway
 
     def verify(self, token: str) -> Principal:
         """The token's Principal. A token verified before is answered from a small
-        cache until it expires (clients send the same token with every call)."""
+        cache until it expires (clients send the same token with every call): its
+        signature, claims and key were checked once, and none of them can change.
+
+        The cache belongs to this verifier, whose keys are fixed: a key dropped from
+        the configuration (rotation's last step) takes a new verifier, which has
+        verified nothing yet and refuses that key's tokens at once.
+        """
         known = self._verified.get(token)
-        if (
-            known is not None
-            and known.expires_at is not None
-            and known.expires_at > datetime.now(UTC)
-        ):
-            return known
+        if known is not None and known[1] > self._clock():
+            return known[0]
         principal = self._verify(token)
         if len(self._verified) >= VERIFIED_CACHE_SIZE:
             self._verified.clear()
-        self._verified[token] = principal
+        assert principal.expires_at is not None  # `exp` is a required claim
+        self._verified[token] = (principal, principal.expires_at.timestamp())
         return principal
 
     def _verify(self, token: str) -> Principal:
@@ -420,6 +428,16 @@ def current_principal() -> Principal:
 
 def current_principal_or_none() -> Principal | None:
     return _CURRENT.get()
+
+
+def enter_principal(principal: Principal | None) -> Token[Principal | None]:
+    """Make `principal` the caller until `leave_principal(token)` (the edge's every call:
+    `principal_scope` without a context manager's frames)."""
+    return _CURRENT.set(principal)
+
+
+def leave_principal(token: Token[Principal | None]) -> None:
+    _CURRENT.reset(token)
 
 
 @contextlib.contextmanager

@@ -37,7 +37,8 @@ from kozyr.runtime.auth import (
     Role,
     TokenVerifier,
     bearer_token,
-    principal_scope,
+    enter_principal,
+    leave_principal,
     role_not_allowed,
 )
 from kozyr.runtime.errors import (
@@ -48,7 +49,12 @@ from kozyr.runtime.errors import (
     parse_language,
     to_status,
 )
-from kozyr.runtime.logging import bind_log_context, get_logger, log_context
+from kozyr.runtime.logging import (
+    bind_log_context,
+    get_logger,
+    pop_log_context,
+    push_log_context,
+)
 from kozyr.runtime.metrics import observe_call
 from kozyr.runtime.outages import dependency_outage
 
@@ -313,23 +319,22 @@ class LoggingInterceptor(CallInterceptor):
         started = time.perf_counter()
         code = grpc.StatusCode.UNKNOWN
         token = _REQUEST_ID.set(request_id)
+        bound = push_log_context(request_id=request_id, method=method)
         try:
-            with log_context(request_id=request_id, method=method):
-                try:
-                    if replaced:
-                        await _announce_replaced(context, request_id, len(given or ""))
-                    result = await inner(request, context)
-                    code = context.code() or grpc.StatusCode.OK
-                    return result
-                except asyncio.CancelledError:
-                    code = grpc.StatusCode.CANCELLED
-                    raise
-                except BaseException:
-                    code = context.code() or grpc.StatusCode.UNKNOWN
-                    raise
-                finally:
-                    self._finish(method, code, time.perf_counter() - started, context)
+            if replaced:
+                await _announce_replaced(context, request_id, len(given or ""))
+            result = await inner(request, context)
+            code = context.code() or grpc.StatusCode.OK
+            return result
+        except asyncio.CancelledError:
+            code = grpc.StatusCode.CANCELLED
+            raise
+        except BaseException:
+            code = context.code() or grpc.StatusCode.UNKNOWN
+            raise
         finally:
+            self._finish(method, code, time.perf_counter() - started, context)
+            pop_log_context(bound)
             _REQUEST_ID.reset(token)
 
     def _finish(self, method: str, code: grpc.StatusCode, seconds: float, context: Any) -> None:
@@ -453,8 +458,11 @@ class AuthInterceptor(CallInterceptor):
     async def stage(self, inner: Inner, method: str, request: Any, context: Any) -> Any:
         principal = self._authenticate(method, context.invocation_metadata())
         bind_log_context(caller=principal.subject, caller_role=principal.role.value)
-        with principal_scope(principal):
+        token = enter_principal(principal)
+        try:
             return await inner(request, context)
+        finally:
+            leave_principal(token)
 
     def _authenticate(self, method: str, metadata: Metadata | None) -> Principal:
         assert self._verifier is not None  # guaranteed by __init__ for protected methods

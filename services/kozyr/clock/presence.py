@@ -37,6 +37,7 @@ from kozyr.api.clock.v1 import presence_pb2
 from kozyr.bus.connection import CALL_TIMEOUT_SECONDS, require_connected
 from kozyr.bus.streams import ensure_replicas, jetstream_name
 from kozyr.bus.subjects import presence_subject
+from kozyr.runtime.outages import bus_unavailable
 
 PLAYER_ID = re.compile(r"[A-Za-z0-9_-]{1,128}")
 """Player ids that can have a presence: a NATS subject token and a KV key."""
@@ -72,6 +73,7 @@ class PresenceBook:
         offline_after: float,
         *,
         replicas: int = 1,
+        heartbeat_seconds: float = HEARTBEAT_SECONDS,
     ) -> None:
         self._nc = nc
         self._js = js
@@ -80,6 +82,7 @@ class PresenceBook:
         self.stream = f"KV_{self.bucket}"
         self.offline_after = offline_after
         self.replicas = replicas
+        self.heartbeat_seconds = heartbeat_seconds
         self._calls = nc.jetstream(timeout=CALL_TIMEOUT_SECONDS)
         self._kv: KeyValue | None = None
 
@@ -112,19 +115,27 @@ class PresenceBook:
     async def heartbeat(self, player_id: str) -> bool:
         """Record a heartbeat; True when it brought the player online (exactly once).
 
-        Retried until its compare-and-set succeeds (TimeoutError after
-        `HEARTBEAT_SECONDS`): never written unconditionally, never given up.
+        Retried until its compare-and-set succeeds: never written unconditionally,
+        never given up. Only a bus that stopped answering keeps it from succeeding for
+        `heartbeat_seconds`; the caller then hears `BUS_UNAVAILABLE` (retryable), as for
+        any other NATS outage, not an internal error.
         """
         require_connected(self._nc)
-        async with asyncio.timeout(HEARTBEAT_SECONDS):
-            while True:
-                last, was_online = await self._last(player_id)
-                value = HEARTBEAT if was_online else CAME_ONLINE
-                try:
-                    await self.kv.update(player_id, value, last=last)
-                except KeyWrongLastSequenceError:
-                    continue  # another heartbeat or an expiry came in between: look again
-                return not was_online
+        try:
+            async with asyncio.timeout(self.heartbeat_seconds):
+                return await self._record_heartbeat(player_id)
+        except TimeoutError:
+            raise bus_unavailable() from None
+
+    async def _record_heartbeat(self, player_id: str) -> bool:
+        while True:
+            last, was_online = await self._last(player_id)
+            value = HEARTBEAT if was_online else CAME_ONLINE
+            try:
+                await self.kv.update(player_id, value, last=last)
+            except KeyWrongLastSequenceError:
+                continue  # another heartbeat or an expiry came in between: look again
+            return not was_online
 
     async def _last(self, player_id: str) -> tuple[int, bool]:
         """The revision a write of his key must name, and whether it shows him online."""

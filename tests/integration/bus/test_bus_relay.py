@@ -417,3 +417,30 @@ async def test_messages_queued_with_appends_follow_their_events_on_their_own_sub
         for kind, word, n in (("TurnEnded", "end", round_), ("TurnStarted", "start", round_ + 1))
     ]
     assert len({(m.headers or {})[MSG_ID_HEADER] for m in messages}) == 6
+
+
+async def test_a_refused_publish_stops_its_stream_and_the_next_session_publishes_it(
+    migrated_url: str, nats_url: str, subject_root: str, store: PostgresEventStore
+) -> None:
+    """A publish JetStream answers with "no responders" (its stream is gone) is a failure:
+    nothing of that stream past it is published or deleted, and the next session (which
+    makes the stream again) publishes the rest in order, each once."""
+    streams = new_streams(2)
+    first = await append_rounds(store, streams, rounds=1)
+    relay = OutboxRelay(
+        store, nats_url, categories=TABLE_CATEGORIES, subject_root=subject_root, backoff=FAST
+    )
+    async with running(relay), jetstream(nats_url) as js:
+        await wait_until(outbox_empty(store), "the first round is published")
+        await js.delete_stream(jetstream_name("table", subject_root))
+        later = await append_rounds(store, streams, rounds=2, offset=1)
+
+        async def refused() -> bool:
+            return relay.stats.failures > 0
+
+        await wait_until(refused, "the publish to the deleted stream fails")
+        assert "NoStreamResponseError" in (relay.stats.last_error or "")
+        await wait_until(outbox_empty(store), "the next session publishes the rest")
+        received = await receive_all(js, subject_root, len(later))
+    assert_exactly_once_in_order(received, later)
+    assert relay.stats.published == len(first) + len(later)

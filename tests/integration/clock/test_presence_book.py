@@ -16,6 +16,8 @@ import nats
 import pytest
 
 from kozyr.clock.presence import PresenceBook
+from kozyr.runtime.errors import Unavailable
+from kozyr.runtime.outages import BUS_UNAVAILABLE
 from tests.integration.bus.test_bus_relay import wait_until
 from tests.support.clock import delete_clock_streams
 
@@ -99,3 +101,22 @@ async def test_racing_heartbeats_bring_a_returning_player_online_exactly_once(
         assert came_online.count(True) == 1, f"{came_online.count(True)} announced his return"
         assert written == HEARTBEATS, "every heartbeat is recorded, none given up"
         assert await books[1].is_online(PLAYER)
+
+
+async def test_a_heartbeat_that_cannot_be_recorded_in_time_is_a_bus_outage(
+    clock_nats_url: str, subject_root: str
+) -> None:
+    """A heartbeat whose compare-and-set does not succeed within its limit (only a bus
+    that stopped answering does that; a zero limit stands for it here) is refused as
+    `UNAVAILABLE BUS_UNAVAILABLE`, which clients retry — not an internal error."""
+    nc = await nats.connect(clock_nats_url)
+    try:
+        book = PresenceBook(nc, nc.jetstream(), subject_root, 60.0, heartbeat_seconds=0.0)
+        await book.open()
+        with pytest.raises(Unavailable) as refused:
+            await book.heartbeat(PLAYER)
+        assert refused.value.reason == BUS_UNAVAILABLE
+        assert not await book.is_online(PLAYER), "nothing was recorded"
+    finally:
+        await nc.close()
+        await delete_clock_streams(clock_nats_url, subject_root)

@@ -448,13 +448,26 @@ def _log_lines(stream: io.StringIO) -> list[dict[str, Any]]:
     return [json.loads(line) for line in stream.getvalue().splitlines() if line.startswith("{")]
 
 
+async def _lines_of(stream: io.StringIO, request_id: str) -> list[dict[str, Any]]:
+    """The call's log lines, once written. `context.abort` sends the status before it
+    raises, so the caller can hold its error before the call's line is written (the
+    logging stage writes it as the abort unwinds): wait for it rather than read at once
+    (seen in CI: no line yet)."""
+    async with asyncio.timeout(10):
+        while True:
+            lines = [x for x in _log_lines(stream) if x.get("request_id") == request_id]
+            if lines:
+                return lines
+            await asyncio.sleep(0.01)
+
+
 async def test_each_call_writes_one_json_line_with_its_request_id(
     channel: grpc.aio.Channel, log_stream: io.StringIO
 ) -> None:
     request_id = uuid.uuid4().hex
     metadata = call_metadata(token=token("p-17", Role.PLAYER), request_id=request_id)
     await failed_call(channel, "FailTyped", metadata=metadata)
-    lines = [line for line in _log_lines(log_stream) if line.get("request_id") == request_id]
+    lines = await _lines_of(log_stream, request_id)
     assert len(lines) == 1
     line = lines[0]
     assert line["event"] == "grpc call"

@@ -175,6 +175,16 @@ def server_answers(code: str) -> float:
     return REGISTRY.get_sample_value("kozyr_grpc_server_handled_total", labels) or 0.0
 
 
+async def answered_since(code: str, before: float) -> float:
+    """The server's count of `code` answers once it has moved past `before`: the caller
+    can hold its error before the handler's last stage counts it (the status goes out
+    first, and the caller's own deadline can fire first), so wait for the count."""
+    async with asyncio.timeout(10):
+        while (answered := server_answers(code)) <= before:  # noqa: ASYNC110 — a counter
+            await asyncio.sleep(0.01)
+    return answered
+
+
 async def test_a_move_on_a_hung_database_is_unavailable_then_settles_once(
     impatient: Running,
 ) -> None:
@@ -200,7 +210,8 @@ async def test_the_callers_deadline_ends_a_move_waiting_on_a_hung_database(
     finally:
         patient.postgres.thaw()
     assert error.code() == grpc.StatusCode.DEADLINE_EXCEEDED, error
-    assert server_answers("DEADLINE_EXCEEDED") == answered_before + 1, (
+    answered = await answered_since("DEADLINE_EXCEEDED", answered_before)
+    assert answered == answered_before + 1, (
         "the service ended the handler at the deadline itself (not cancelled by grpc)"
     )
     await settles_once(patient, move)

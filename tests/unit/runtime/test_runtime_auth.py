@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from datetime import UTC, datetime, timedelta
 
 import jwt
@@ -157,6 +158,9 @@ def test_garbage_is_invalid() -> None:
     expect_failure(AuthFailure.INVALID, "not.a.token")
 
 
+NEW_SECRET = "the-new-secret-of-at-least-32-bytes!!"
+
+
 @settings(max_examples=40, deadline=None)
 @given(subject=st.text(min_size=1, max_size=64), role=st.sampled_from(list(Role)))
 def test_any_printable_subject_round_trips(subject: str, role: Role) -> None:
@@ -176,6 +180,26 @@ def test_a_verified_token_is_answered_again_until_it_expires() -> None:
     expired = mint_token("ana", Role.PLAYER, key=SECRET, now=datetime.now(UTC) - timedelta(hours=2))
     with pytest.raises(AuthError):
         verifier.verify(expired)
+
+
+def test_a_cached_token_is_verified_again_once_it_has_expired() -> None:
+    now = [time.time()]
+    verifier = TokenVerifier(SECRET, "HS256", clock=lambda: now[0])
+    token = mint_token("ana", Role.PLAYER, key=SECRET, ttl=timedelta(minutes=5))
+    first = verifier.verify(token)
+    now[0] += 299
+    assert verifier.verify(token) is first, "answered from the cache until its exp"
+    now[0] += 2  # past its exp by the verifier's clock: checked again, not trusted
+    assert verifier.verify(token) is not first
+
+
+def test_the_cache_answers_only_its_own_verifier() -> None:
+    token = TokenMinter(SECRET, "HS256", key_id="k1").mint("ana", Role.PLAYER)
+    rotating = TokenVerifier(NEW_SECRET, "HS256", key_id="k2", previous_keys={"k1": SECRET})
+    assert rotating.verify(token).subject == "ana"  # cached by `rotating`
+    with pytest.raises(AuthError):  # k1 dropped: a verifier of the new configuration
+        TokenVerifier(NEW_SECRET, "HS256", key_id="k2").verify(token)
+    assert rotating.verify(token).subject == "ana"
 
 
 @pytest.mark.parametrize(
@@ -247,8 +271,6 @@ def test_the_current_principal_is_scoped() -> None:
 
 
 # --------------------------------------------------------------------------- key rotation
-
-NEW_SECRET = "the-new-secret-of-at-least-32-bytes!!"
 
 
 def test_during_rotation_tokens_of_the_old_and_the_new_key_are_accepted() -> None:

@@ -43,7 +43,30 @@ def test_a_line_is_one_json_object_with_context(stream: io.StringIO) -> None:
     assert (line["request_id"], line["table_id"], line["seat"]) == ("r-1", "t-9", 2)
     assert line["service"] == "table"
     assert line["level"] == "info"
+    assert line["logger"] == "kozyr.test"
     assert line["timestamp"].endswith("Z")
+
+
+def test_positional_arguments_are_formatted(stream: io.StringIO) -> None:
+    get_logger("kozyr.test").warning("pool %s exhausted after %d tries", "main", 3)
+    (line,) = lines(stream)
+    assert (line["event"], line["level"]) == ("pool main exhausted after 3 tries", "warning")
+
+
+def test_values_json_cannot_hold_are_written_as_their_repr(stream: io.StringIO) -> None:
+    get_logger().info("odd values", where={1: "a"}, what=object)
+    (line,) = lines(stream)
+    assert line["where"] == {"1": "a"}
+    assert line["what"] == repr(object)
+
+
+def test_a_line_below_the_level_builds_nothing(stream: io.StringIO) -> None:
+    class Loud:
+        def __repr__(self) -> str:
+            raise AssertionError("a line below the level was rendered")
+
+    get_logger().debug("hidden", value=Loud())
+    assert stream.getvalue() == ""
 
 
 def test_context_ends_with_its_block(stream: io.StringIO) -> None:
