@@ -31,6 +31,7 @@ from typing import TypeVar
 
 import asyncpg
 import grpc
+import nats.errors
 
 from kozyr.api.common.v1 import games_pb2, seats_pb2
 from kozyr.api.matchmaking.v1 import matchmaking_service_pb2 as mm_pb
@@ -160,7 +161,10 @@ class ComputerTables:
 
         async def timed() -> bool:
             turns = Turns.of(await self.read_log(), table_id)
-            return bool(turns.expired) or await scheduler.pending(TURN, table_id) is not None
+            try:
+                return bool(turns.expired) or await scheduler.pending(TURN, table_id) is not None
+            except nats.errors.Error:  # this check's own client reconnecting: not yet
+                return False
 
         async def played() -> bool:
             turns = Turns.of(await self.read_log(), table_id)

@@ -9,22 +9,24 @@ given the running `Scenario`. Around it, `survives`:
    (tests.chaos.computers) and waits until WARM_UP_MOVES moves are acknowledged;
 2. sets TIMERS probe timers due 1-10 s ahead (tests.chaos.timers) and notes each
    computer table's open turn: deadlines pending across the fault;
-3. runs the fault; then makes a ticket (matched, listed, played);
-4. checks: every game over; every probe timer fired once; every deadline pending at the
-   fault expired, no turn ended twice; the ticket after the fault
-   played; the clock's, bots' and matchmaking's consumers caught up; presence works;
+3. runs the fault; then makes a ticket (matched, listed, played), or while the fault
+   lasts if the fault asks for it (`Scenario.ticket_now`: a node down for 30 s);
+4. checks, waiting for all of these at once (each bounded): every game over; every
+   probe timer fired once; every deadline pending at the fault expired, no turn ended
+   twice; the ticket after the fault played; then the clock's, bots' and
+   matchmaking's consumers caught up; presence works;
    every service still the process it started as; then, with the bots and the clock
    stopped (nothing appends any more), the suite's invariants (tests.chaos.invariants).
 
-It prints (`-s`) what it counted and how long the recovery took: docs/testing.md.
+It prints (`-s`) what it counted, how long the recovery took and each phase's time
+(stack up, warm-up, fault, checks): docs/testing.md.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from datetime import timedelta
@@ -34,7 +36,7 @@ from kozyr.bus.schedules import MessageScheduler
 from tests.chaos.computers import ComputerTables
 from tests.chaos.invariants import assert_nothing_lost_or_invented
 from tests.chaos.load import Load, load_on
-from tests.chaos.stack import Stack
+from tests.chaos.stack import Stack, together
 from tests.chaos.template import SUBJECT_ROOT, Template
 from tests.chaos.timers import (
     TimerProbe,
@@ -60,6 +62,19 @@ class Scenario:
     load: Load
     probe: TimerProbe
     computers: ComputerTables
+    struck: float = 0.0
+    """When the fault struck (time.monotonic())."""
+    late: asyncio.Future[str] | None = None
+    """The ticket made after the fault (its table id), once `ticket_now` started it."""
+
+    def ticket_now(self) -> None:
+        """Make the ticket after the fault from now on, beside the rest: a fault that
+        lasts (a node down 30 s) calls it while it lasts; else it starts once the fault
+        returns."""
+        if self.late is None:
+            scheduler = MessageScheduler(self.probe.nc.jetstream(), SUBJECT_ROOT)
+            work = self.computers.ticket_after_fault(self.struck, scheduler)
+            self.late = asyncio.ensure_future(work)
 
 
 Fault = Callable[[Scenario], Awaitable[None]]
@@ -75,47 +90,48 @@ async def survives(
     games_limit: float = GAMES_LIMIT_SECONDS,
 ) -> None:
     """Run `fault` under the load on a stack of `stack_of`; check that everything held."""
+    began = time.monotonic()
     async with (
         stack_of(template, root) as stack,
         load_on(stack, games_limit) as load,
         timer_probe(stack) as probe,
     ):
         scenario = Scenario(stack, load, probe, ComputerTables(stack))
-        await asyncio.gather(load.until_acknowledged(WARM_UP_MOVES), scenario.computers.open())
+        up = time.monotonic()
+        await together(load.until_acknowledged(WARM_UP_MOVES), scenario.computers.open())
         await probe.set_timers(TIMERS, TIMER_EVERY)
         await scenario.computers.note_pending()
-        struck = time.monotonic()
-        await fault(scenario)
-        scheduler = MessageScheduler(probe.nc.jetstream(), SUBJECT_ROOT)
-        async with _running(scenario.computers.ticket_after_fault(struck, scheduler)) as late:
-            await _everything_held(scenario, late)
+        scenario.struck = time.monotonic()
+        try:
+            await fault(scenario)
+            recovered = time.monotonic()
+            scenario.ticket_now()
+            await _everything_held(scenario)
+        finally:
+            if scenario.late is not None:
+                scenario.late.cancel()
+                await asyncio.gather(scenario.late, return_exceptions=True)
+        print(
+            f"phases: stack up {up - began:.1f}s, warm-up {scenario.struck - up:.1f}s, "
+            f"fault {recovered - scenario.struck:.1f}s, "
+            f"checks {time.monotonic() - recovered:.1f}s"
+        )
 
 
-@contextlib.asynccontextmanager
-async def _running(work: Awaitable[str]) -> AsyncIterator[asyncio.Future[str]]:
-    """`work` as a task beside the block; cancelled if the block fails first."""
-    task = asyncio.ensure_future(work)
-    try:
-        yield task
-    finally:
-        task.cancel()
-        await asyncio.gather(task, return_exceptions=True)
-
-
-async def _everything_held(scenario: Scenario, late: asyncio.Future[str]) -> None:
+async def _everything_held(scenario: Scenario) -> None:
     stack, load, probe = scenario.stack, scenario.load, scenario.probe
     computers = scenario.computers
+    assert scenario.late is not None
     started = time.monotonic()
-    await load.finish()
-    print(f"\ngames over after {time.monotonic() - started:.1f}s")
-    await probe.until_all_fired()
+    # Each waits for its own condition (bounded): at once, not one after the other.
+    await together(
+        load.finish(), probe.until_all_fired(), computers.until_deadlines_fired(), scenario.late
+    )
     probe.assert_each_fired_once()
-    await computers.until_deadlines_fired()
-    await late
     await until_consumers_caught_up(probe)
     await assert_presence_works(stack, "p-after")
     _rode_it_out(stack)
-    print(f"timers, deadlines, consumers checked after {time.monotonic() - started:.1f}s")
+    print(f"\ngames, timers, deadlines, consumers checked after {time.monotonic() - started:.1f}s")
     stopping = [*stack.clocks, *stack.bots]  # then nothing appends at the computer tables
     await asyncio.gather(*(asyncio.to_thread(process.stop) for process in stopping))
     await computers.assert_turns_ended_once()
