@@ -156,7 +156,10 @@ class ComputerTables:
         table_id = await self._by_ticket(player)
         self.figures["matched"] = time.monotonic() - struck
         async with MatchmakingClient(self._matchmaking_target, token(player)) as client:
-            await _eventually(lambda: _lists(client, table_id))
+            await _eventually(
+                lambda: _lists(client, table_id),
+                what=f"the ticket after the fault's table {table_id}: never listed by ListMyTables",
+            )
         self.figures["listed"] = time.monotonic() - struck
 
         async def timed() -> bool:
@@ -170,9 +173,18 @@ class ComputerTables:
             turns = Turns.of(await self.read_log(), table_id)
             return bool(turns.played or turns.expired)
 
-        await _eventually(timed, DEADLINE_WAIT_SECONDS)
+        await _eventually(
+            timed,
+            DEADLINE_WAIT_SECONDS,
+            f"the ticket after the fault's table {table_id}: the clock never set its turn deadline",
+        )
         self.figures["deadline set"] = time.monotonic() - struck
-        await _eventually(played, DEADLINE_WAIT_SECONDS)
+        await _eventually(
+            played,
+            DEADLINE_WAIT_SECONDS,
+            f"the ticket after the fault's table "
+            f"{table_id}: no first move (no expiry, no computer's move)",
+        )
         self.figures["first move"] = time.monotonic() - struck
         return table_id
 
@@ -283,10 +295,16 @@ async def _served(call: Callable[[], Awaitable[T]]) -> T:
 
 
 async def _eventually(
-    probe: Callable[[], Awaitable[bool]], limit: float = SERVED_WAIT_SECONDS
+    probe: Callable[[], Awaitable[bool]], limit: float = SERVED_WAIT_SECONDS, what: str = ""
 ) -> None:
-    async with asyncio.timeout(limit):
-        while True:
-            if await probe():
-                return
-            await asyncio.sleep(0.5)
+    """Wait (bounded) until `probe` holds; else fail saying `what` did not happen."""
+    try:
+        async with asyncio.timeout(limit):
+            while True:
+                if await probe():
+                    return
+                await asyncio.sleep(0.5)
+    except TimeoutError:
+        if not what:
+            raise
+        raise AssertionError(f"after {limit:.0f} s: {what}") from None
