@@ -219,7 +219,7 @@ async def together(*work: Awaitable[Any]) -> list[Any]:
 def _two(template: Template) -> tuple[TableSetup, ...]:
     """Two of the template's six tables, one of each game (a 3-5-8, a Khözör): the HA
     stacks' extra servers and companions share the machine's cores with the load.
-    Two still play through every fault (500-600 moves, both games' events, each
+    Two still play through every fault (400-950 moves, both games' events, each
     table's stream relayed and checked, both verified), beside the computer tables;
     four cost twice the CPU (the stack's start and the invariants' reads slower on a
     loaded machine) for games that end about as late (a game is one move after the
