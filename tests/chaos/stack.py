@@ -6,9 +6,12 @@ a scenario stops, freezes and restarts them. Everything runs from copies of the
 template's data directories, in the test's temporary directory, on free ports.
 
 `cluster_stack` runs NATS as a 3-node cluster instead (tests/support/nats_cluster.py),
-with KOZYR_STREAM_REPLICAS=3 and a clock process beside the table service: its
-JetStream starts empty (the template's store is a single node's), so what it must hold
-is the log's events appended after the template (`Stack.since_template`).
+with KOZYR_STREAM_REPLICAS=3; it and `failover_stack` run the other services beside
+the table service (`_companions`: a clock, a bots process, matchmaking on a database of
+its own). Their JetStream starts empty (a cluster cannot start from a single node's
+store, and a clock started on the template's bus would first replay all of its public
+events), so what it must hold is the log's events appended after the template
+(`Stack.since_template`).
 """
 
 from __future__ import annotations
@@ -16,9 +19,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import shutil
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, TypeVar
 
 import asyncpg
 import psutil
@@ -35,6 +39,7 @@ from tests.e2e.matchmaking.conftest import MatchmakingProcess
 from tests.support.nats_cluster import NatsCluster
 
 LEADER_WAIT_SECONDS = 20.0
+P = TypeVar("P", bound=TableServiceProcess)
 
 _LEADER_PORT = """
 SELECT a.client_port
@@ -59,6 +64,8 @@ class Stack:
     cluster: NatsCluster | None = None
     clocks: tuple[ClockServiceProcess, ...] = ()
     bots: tuple[BotsServiceProcess, ...] = ()
+    fresh_bus: bool = False
+    """JetStream started empty: it holds only what was appended after the template."""
 
     @property
     def database_url(self) -> str:
@@ -81,12 +88,18 @@ class Stack:
 
     @property
     def since_template(self) -> bool:
-        """JetStream holds only what was appended after the template (a fresh cluster)."""
-        return self.cluster is not None
+        """JetStream holds only what was appended after the template (a fresh bus)."""
+        return self.fresh_bus
+
+    @property
+    def companions(self) -> list[TableServiceProcess]:
+        """The processes beside the table services: clocks, bots, matchmaking."""
+        extra = [self.matchmaking] if self.matchmaking is not None else []
+        return [*self.clocks, *self.bots, *extra]
 
     def log_tails(self) -> str:
         """Every service's log tail, for a failure message."""
-        processes = [*self.services, *self.clocks, *self.bots]
+        processes = [*self.services, *self.companions]
         return "\n".join(f"== {s.log_path.name}\n{s.log_tail(20)}" for s in processes)
 
     async def relay_leader(self) -> TableServiceProcess | None:
@@ -154,48 +167,93 @@ async def chaos_stack(template: Template, root: Path, replicas: int = 1) -> Asyn
 
 
 @contextlib.asynccontextmanager
-async def failover_stack(template: Template, root: Path, replicas: int = 1) -> AsyncIterator[Stack]:
-    """As `chaos_stack`, on a primary and a synchronous standby (tests.chaos.replication),
-    with a matchmaking process too (its own database on the pair); the services connect
-    with the pair's multi-host, read-write-only URLs."""
-    shutil.copytree(template.nats_dir, root / "nats")
+async def failover_stack(template: Template, root: Path) -> AsyncIterator[Stack]:
+    """The template's PostgreSQL as a primary and a synchronous standby
+    (tests.chaos.replication), a fresh NATS, one table service and its companions (a
+    clock, a bots process, matchmaking on its own database of the pair), every service
+    on the pair's multi-host, read-write-only URLs; two of the template's tables in
+    play (`_two`)."""
     pair = ReplicatedPostgres(template.postgres_dir, root)
     nats_server = EmbeddedNats(root / "nats")
-    services: list[TableServiceProcess] = []
-    others: list[TableServiceProcess] = []
+    processes: list[TableServiceProcess] = []
     try:
-        await pair.start()
-        await asyncio.to_thread(nats_server.start)
-        for number in range(replicas):
-            port = free_port()
-            env = service_env(pair.url, nats_server.url, SUBJECT_ROOT, port)
-            services.append(TableServiceProcess(env, port, root / f"table{number}.log"))
-        await asyncio.gather(*(s.start() for s in services))
-        matchmaking = await _matchmaking_on(pair, nats_server.url, services[0].target, root)
-        others.append(matchmaking)
+        await together(pair.start(), asyncio.to_thread(nats_server.start))
+        port = free_port()
+        env = service_env(pair.url, nats_server.url, SUBJECT_ROOT, port)
+        table = TableServiceProcess(env, port, root / "table0.log")
+        processes.append(table)
+
+        async def companions() -> Companions:
+            url = await pair.create_database(MATCHMAKING_DATABASE)
+            return await _companions(env, table, url, root, processes)
+
+        _, (clock, bots, matchmaking) = await together(table.start(), companions())
         yield Stack(
-            pair.primary.server, nats_server, services, template.tables,
-            pair=pair, matchmaking=matchmaking,
+            pair.primary.server, nats_server, [table], _two(template), pair=pair,
+            matchmaking=matchmaking, clocks=(clock,), bots=(bots,), fresh_bus=True,
         )  # fmt: skip
     finally:
-        for service in [*services, *others]:
-            service.kill()
+        for process in processes:
+            process.kill()
         nats_server.stop()
         await asyncio.to_thread(pair.stop)
 
 
-async def _matchmaking_on(
-    pair: ReplicatedPostgres, nats_url: str, table_target: str, root: Path
-) -> MatchmakingProcess:
-    """Matchmaking on a database of its own on the pair (as deployed), migrated."""
-    url = await pair.create_database("kozyr_matchmaking")
-    await migrate(url)
-    port = free_port()
-    env = service_env(url, nats_url, SUBJECT_ROOT, port)
-    env.update(KOZYR_TABLE_TARGET=table_target, KOZYR_MATCHMAKING_TICK_SECONDS="0.5")
-    matchmaking = MatchmakingProcess(env, port, root / "matchmaking.log")
-    await matchmaking.start()
-    return matchmaking
+MATCHMAKING_DATABASE = "kozyr_matchmaking"
+Companions = tuple[ClockServiceProcess, BotsServiceProcess, MatchmakingProcess]
+
+
+async def together(*work: Awaitable[Any]) -> list[Any]:
+    """Every one of `work` at once, their results in order; if one fails, the others
+    are cancelled and its failure raised as it is (the stacks start their servers and
+    services side by side: one after the other took 14-22 s on a loaded machine)."""
+    tasks = [asyncio.ensure_future(w) for w in work]
+    try:
+        return list(await asyncio.gather(*tasks))
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def _two(template: Template) -> tuple[TableSetup, ...]:
+    """Two of the template's six tables, one of each game (a 3-5-8, a Khözör): the HA
+    stacks' extra servers and companions share the machine's cores with the load.
+    Two still play through every fault (400-950 moves, both games' events, each
+    table's stream relayed and checked, both verified), beside the computer tables;
+    four cost twice the CPU (the stack's start and the invariants' reads slower on a
+    loaded machine) for games that end about as late (a game is one move after the
+    other)."""
+    return (template.tables[0], template.tables[-1])
+
+
+async def _companions(
+    env: dict[str, str],
+    table: TableServiceProcess,
+    matchmaking_url: str,
+    root: Path,
+    processes: list[TableServiceProcess],
+) -> Companions:
+    """A clock, a bots process (no think time) and matchmaking (on `matchmaking_url`,
+    migrated here) beside `table`, with the table service's bus settings; each is added
+    to `processes` before it starts (to be killed whatever happens)."""
+    await migrate(matchmaking_url)
+
+    def beside(cls: type[P], name: str, **settings: str) -> P:
+        port = free_port()
+        own = {**env, "KOZYR_GRPC_PORT": str(port), "KOZYR_TABLE_TARGET": table.target}
+        process = cls({**own, **settings}, port, root / f"{name}.log")
+        processes.append(process)
+        return process
+
+    clock = beside(ClockServiceProcess, "clock0")
+    bots = beside(BotsServiceProcess, "bots0", KOZYR_BOTS_THINK_SECONDS="0")
+    matchmaking = beside(
+        MatchmakingProcess, "matchmaking0",
+        KOZYR_DATABASE_URL=matchmaking_url, KOZYR_MATCHMAKING_TICK_SECONDS="0.5",
+    )  # fmt: skip
+    await asyncio.gather(clock.start(), bots.start(), matchmaking.start())
+    return clock, bots, matchmaking
 
 
 STREAM_REPLICAS = 3
@@ -204,37 +262,41 @@ STREAM_REPLICAS = 3
 @contextlib.asynccontextmanager
 async def cluster_stack(template: Template, root: Path) -> AsyncIterator[Stack]:
     """A copy of the template's PostgreSQL, a fresh 3-node NATS cluster, one table
-    service, one clock and one bots process on it, every stream R3 (the bots have no
-    computer seat to play here: their consumer reads every public event all the same).
-    Four of the template's six tables are played (two 3-5-8, two Khözör): three more
-    servers, the clock and the bots share the machine's cores with the load."""
+    service and its companions (a clock, a bots process, matchmaking on a database of
+    its own), every stream R3; two of the template's tables in play (`_two`)."""
     shutil.copytree(template.postgres_dir, root / "postgres")
     postgres = EmbeddedPostgres(root / "postgres", durable=False)
     cluster = NatsCluster(root / "nats")
     processes: list[TableServiceProcess] = []
     try:
-        await asyncio.to_thread(postgres.start)
-        await cluster.start()
+        await together(asyncio.to_thread(postgres.start), cluster.start())
         port = free_port()
         env = service_env(postgres.url(), cluster.url, SUBJECT_ROOT, port)
         env["KOZYR_STREAM_REPLICAS"] = str(STREAM_REPLICAS)
         table = TableServiceProcess(env, port, root / "table0.log")
         processes.append(table)
-        await table.start()
-        clock_port = free_port()
-        clock_env = {**env, "KOZYR_GRPC_PORT": str(clock_port), "KOZYR_TABLE_TARGET": table.target}
-        clock = ClockServiceProcess(clock_env, clock_port, root / "clock0.log")
-        processes.append(clock)
-        await clock.start()
-        bots_port = free_port()
-        bots_env = {**clock_env, "KOZYR_GRPC_PORT": str(bots_port), "KOZYR_BOTS_THINK_SECONDS": "0"}
-        bots = BotsServiceProcess(bots_env, bots_port, root / "bots0.log")
-        processes.append(bots)
-        await bots.start()
-        tables = (*template.tables[:2], *template.tables[-2:])
-        yield Stack(postgres, None, [table], tables, cluster=cluster, clocks=(clock,), bots=(bots,))
+
+        async def companions() -> Companions:
+            url = await _create_database(postgres, MATCHMAKING_DATABASE)
+            return await _companions(env, table, url, root, processes)
+
+        _, (clock, bots, matchmaking) = await together(table.start(), companions())
+        yield Stack(
+            postgres, None, [table], _two(template), cluster=cluster, clocks=(clock,),
+            bots=(bots,), matchmaking=matchmaking, fresh_bus=True,
+        )  # fmt: skip
     finally:
         for process in processes:
             process.kill()
         cluster.close()
         postgres.stop()
+
+
+async def _create_database(postgres: EmbeddedPostgres, name: str) -> str:
+    """A new empty database on `postgres`; its URL."""
+    connection = await asyncpg.connect(libpq_dsn(postgres.url()))
+    try:
+        await connection.execute(f'CREATE DATABASE "{name}"')
+    finally:
+        await connection.close()
+    return postgres.url(name)

@@ -1,7 +1,7 @@
 """Timers pending across a NATS fault: each must fire exactly once, none lost with a node.
 
-The probe sets timers in the clock's own schedule stream (made R3 by the clock process
-of `cluster_stack`), due one after the other from before the fault until after it, of
+The probe sets timers in the clock's own schedule stream (R3 on `cluster_stack`), due
+one after the other from before the fault until after it, of
 a kind the clock ignores ("probe"), and reads their firings with a durable consumer of
 its own. A timer lost with its node never fires; one doubled fires twice (two stream
 messages for one key).
@@ -16,9 +16,11 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
+import nats
 from nats.aio.client import Client as NatsClient
 from nats.js.api import ConsumerConfig
 
+from kozyr.bus.connection import server_list
 from kozyr.bus.schedules import MessageScheduler, parse_fire_subject
 from kozyr.bus.schedules import schedule_stream_name as timers_stream
 from kozyr.bus.streams import jetstream_name
@@ -96,17 +98,23 @@ class TimerProbe:
 
 @contextlib.asynccontextmanager
 async def timer_probe(stack: Stack) -> AsyncIterator[TimerProbe]:
-    """A probe reading firings in the background while the block runs."""
-    assert stack.cluster is not None
-    async with stack.cluster.client() as nc:
-        probe = TimerProbe(nc)
-        stop = asyncio.Event()
-        reader = asyncio.create_task(probe.read(stop))
-        try:
-            yield probe
-        finally:
-            stop.set()
-            await reader
+    """A probe reading firings in the background while the block runs (its client
+    reconnects to whichever NATS server lives)."""
+    nc = await nats.connect(
+        servers=server_list(stack.nats_url),
+        connect_timeout=2,
+        reconnect_time_wait=0.2,
+        max_reconnect_attempts=-1,
+    )
+    probe = TimerProbe(nc)
+    stop = asyncio.Event()
+    reader = asyncio.create_task(probe.read(stop))
+    try:
+        yield probe
+    finally:
+        stop.set()
+        await reader
+        await nc.close()
 
 
 async def assert_presence_works(stack: Stack, player: str) -> None:
@@ -120,14 +128,21 @@ async def assert_presence_works(stack: Stack, player: str) -> None:
         assert await watcher.presence([player]) == {player: True}
 
 
-CONSUMERS = (("public", "clock-public"), ("clock", "clock-timers"), ("public", "bots-public"))
+CONSUMERS = (
+    ("public", "clock-public"),
+    ("clock", "clock-timers"),
+    ("public", "bots-public"),
+    ("public", "matchmaking-opened"),
+    ("public", "matchmaking-finished"),
+)
 """(stream category, durable) of the consumers every fault must leave reading: the
-clock's public table events (turn deadlines) and fired timers, the bots' public events."""
+clock's public table events (turn deadlines) and fired timers, the bots' public events,
+matchmaking's TableOpened and TableFinished (seated players, ratings)."""
 
 
 async def until_consumers_caught_up(probe: TimerProbe, limit: float = FIRE_WAIT_SECONDS) -> None:
-    """Wait until the clock's and the bots' consumers have nothing pending or
-    unacknowledged: they resumed after the fault and handled everything (their
+    """Wait until the clock's, the bots' and matchmaking's consumers have nothing pending
+    or unacknowledged: they resumed after the fault and handled everything (their
     failover included)."""
     js = probe.nc.jetstream()
     async with asyncio.timeout(limit):
