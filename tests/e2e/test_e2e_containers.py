@@ -38,6 +38,7 @@ import json
 import random
 import secrets
 import uuid
+import warnings
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -162,8 +163,24 @@ class ComposeProject:
 
     async def read_addresses(self) -> None:
         for service, port in self.published.items():
-            out = await self.run("port", service, str(port))
-            self.addresses[service] = out.strip().splitlines()[-1]
+            self.addresses[service] = await self._address(service, port)
+
+    async def _address(self, service: str, port: int) -> str:
+        """`host:port` of the service's published port. Seen once in CI: right after
+        `up --wait`, `port` answered (exit 0) 'service "matchmaking" is not running' —
+        the container was being restarted (`restart: unless-stopped`) after exiting.
+        Wait for it (bounded), and say so with its log, which tells why it exited."""
+        async with asyncio.timeout(UP_SECONDS):
+            while True:
+                last = (await self.run("port", service, str(port))).strip().splitlines()[-1]
+                if ":" in last and "not running" not in last:
+                    return last
+                log = await self.logs(service)
+                warnings.warn(
+                    f"{service} was not running after `up --wait`: {last}\n{log[-3000:]}",
+                    stacklevel=1,
+                )
+                await asyncio.sleep(1)
 
     def target(self, service: str) -> str:
         return self.addresses[service]
