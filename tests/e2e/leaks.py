@@ -503,7 +503,12 @@ def history_gaps(
 
 
 def find_open_hand_leaks(
-    game: str, admin: Sequence[LoggedEvent], delay: int, seen: Iterable[Seen]
+    game: str,
+    admin: Sequence[LoggedEvent],
+    delay: int,
+    seen: Iterable[Seen],
+    *,
+    finished_at: int = 0,
 ) -> list[str]:
     """Every problem with what an open-hand spectator of a table with `delay` received
     (docs/open-hand.md): a card may appear only once it is `delay` log events old.
@@ -512,18 +517,25 @@ def find_open_hand_leaks(
     when it was received, or later (an upper bound: the judge is then only stricter on
     the delay). The view must show a log version at least `delay` events behind that,
     every seat's hand exactly as the admin's history has it at the version it shows, no
-    other card but the pile's, and otherwise be a spectator's view of that version."""
+    other card but the pile's, and otherwise be a spectator's view of that version.
+    `finished_at`: the log version that ended the game (0: not over), which a view may
+    show as soon as it exists: the delay ends with the game."""
     ordered = sorted(admin, key=lambda e: e.version)
     seeds = deal_seeds(ordered)
     problems: list[str] = []
     for item in seen:
-        problems += [f"{item.where}: {p}" for p in _open_hand_problems(game, ordered, seeds,
-                                                                        delay, item)]  # fmt: skip
+        found = _open_hand_problems(game, ordered, seeds, delay, item, finished_at)
+        problems += [f"{item.where}: {p}" for p in found]
     return problems
 
 
 def _open_hand_problems(
-    game: str, ordered: Sequence[LoggedEvent], seeds: dict[str, int], delay: int, item: Seen
+    game: str,
+    ordered: Sequence[LoggedEvent],
+    seeds: dict[str, int],
+    delay: int,
+    item: Seen,
+    finished_at: int,
 ) -> list[str]:
     data = dict(item.data)
     open_hand = data.pop("open_hand", None)
@@ -531,7 +543,8 @@ def _open_hand_problems(
         return ["no open hands in an open-hand view"]
     shown_at = int(open_hand.get("log_version", 0))
     problems = []
-    if shown_at > max(1, item.version - delay):
+    over = finished_at and shown_at == finished_at <= item.version
+    if shown_at > max(1, item.version - delay) and not over:
         problems.append(
             f"it shows log version {shown_at}, fewer than {delay} events behind the "
             f"table's {item.version}"

@@ -211,7 +211,10 @@ class Table:
 
     def open_hand_version(self) -> int:
         """The log version an open-hand spectator sees now: `open_hand_delay` events
-        behind the table, never before its creation (version 1: nothing dealt yet)."""
+        behind the table, never before its creation (version 1: nothing dealt yet); the
+        table itself once it is over (no one can be fed anything then)."""
+        if self.is_over:
+            return self.version
         return max(1, self.version - self.open_hand_delay)
 
     @property

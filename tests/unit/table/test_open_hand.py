@@ -11,6 +11,7 @@ import pytest
 
 from kozyr.eventstore import InMemoryEventStore
 from kozyr.games import khozor_teams
+from kozyr.games.khozor_teams.model import Phase
 from kozyr.table.app import Actor, TableApp
 from kozyr.table.shown import ViewCache
 from kozyr.tables import model
@@ -128,3 +129,11 @@ def test_the_open_hand_version_never_goes_before_the_table() -> None:
     assert table.open_hand_delay == 5
     assert table.open_hand_version() == 1
     assert replace(table, version=9).open_hand_version() == 4
+
+
+async def test_the_delay_ends_with_the_game() -> None:
+    _, table = await _table()
+    over = replace(table, state=replace(table.state, phase=Phase.OVER))
+    assert over.is_over
+    assert over.open_hand_version() == over.version
+    assert table.open_hand_version() == max(1, table.version - DELAY)
