@@ -6,6 +6,7 @@ the refusals, with their reasons in every language (real PostgreSQL, NATS and gR
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Mapping
 
 import grpc
 import pytest
@@ -132,9 +133,11 @@ async def test_a_watch_resumed_at_its_view_sends_only_what_is_newer(
         assert first.open_hand.log_version > held.open_hand.log_version
 
 
-async def _refusal(call: object) -> tuple[grpc.StatusCode, str | None, dict[str, str]]:
+async def _refusal(
+    call: Awaitable[object],
+) -> tuple[grpc.StatusCode, str | None, Mapping[str, str]]:
     with pytest.raises(grpc.aio.AioRpcError) as caught:
-        await call  # type: ignore[misc]
+        await call
     details = error_details(caught.value)
     return caught.value.code(), details.reason, details.messages
 
@@ -154,6 +157,7 @@ async def test_open_hand_refusals_on_every_channel(
     ]
     for who, table, seat, code, reason in cases:
         async with TableClient(target, token(who)) as client:
+            call: Awaitable[object]
             if rpc == "get":
                 call = client.get_table(table, seat=seat, open_hand=True)
             elif rpc == "history":
