@@ -164,6 +164,8 @@ class Knowledge(Protocol):
 
     def card_owner(self, card: str) -> str: ...
 
+    def open_hands(self) -> list[Counter[str]]: ...
+
 
 def _multiset(cards: Iterable[str]) -> Counter[str]:
     return Counter(cards)
@@ -236,6 +238,10 @@ class ThreeFiveEightKnowledge:
 
     def allowed_cards(self, seat: int | None) -> set[str]:
         return self.public if seat is None else self.known[seat] | self.public
+
+    def open_hands(self) -> list[Counter[str]]:
+        """Every seat's whole hand (what an open-hand spectator is shown)."""
+        return [_positive(v + h) for v, h in zip(self.visible, self.hidden, strict=True)]
 
     def card_owner(self, card: str) -> str:
         for seat in range(3):
@@ -333,6 +339,10 @@ class KhozorKnowledge:
     def allowed_cards(self, seat: int | None) -> set[str]:
         own = set(_positive(self.hands[seat])) if seat is not None else set()
         return own | set(self._pile_cards())
+
+    def open_hands(self) -> list[Counter[str]]:
+        """Every seat's hand (what an open-hand spectator is shown)."""
+        return [_positive(h) for h in self.hands]
 
     def card_owner(self, card: str) -> str:
         if card in self.reserve:
@@ -490,3 +500,77 @@ def history_gaps(
     missing = sorted(set(expected) - set(got))
     extra = sorted(set(got) - set(expected))
     return [f"history versions differ: missing {missing[:10]}, extra {extra[:10]}"]
+
+
+def find_open_hand_leaks(
+    game: str,
+    admin: Sequence[LoggedEvent],
+    delay: int,
+    seen: Iterable[Seen],
+    *,
+    finished_at: int = 0,
+) -> list[str]:
+    """Every problem with what an open-hand spectator of a table with `delay` received
+    (docs/open-hand.md): a card may appear only once it is `delay` log events old.
+
+    Each item is a view (plain JSON) whose `version` is the table's live log version
+    when it was received, or later (an upper bound: the judge is then only stricter on
+    the delay). The view must show a log version at least `delay` events behind that,
+    every seat's hand exactly as the admin's history has it at the version it shows, no
+    other card but the pile's, and otherwise be a spectator's view of that version.
+    `finished_at`: the log version that ended the game (0: not over), which a view may
+    show as soon as it exists: the delay ends with the game."""
+    ordered = sorted(admin, key=lambda e: e.version)
+    seeds = deal_seeds(ordered)
+    problems: list[str] = []
+    for item in seen:
+        found = _open_hand_problems(game, ordered, seeds, delay, item, finished_at)
+        problems += [f"{item.where}: {p}" for p in found]
+    return problems
+
+
+def _open_hand_problems(
+    game: str,
+    ordered: Sequence[LoggedEvent],
+    seeds: dict[str, int],
+    delay: int,
+    item: Seen,
+    finished_at: int,
+) -> list[str]:
+    data = dict(item.data)
+    open_hand = data.pop("open_hand", None)
+    if not isinstance(open_hand, dict):
+        return ["no open hands in an open-hand view"]
+    shown_at = int(open_hand.get("log_version", 0))
+    problems = []
+    over = finished_at and shown_at == finished_at <= item.version
+    if shown_at > max(1, item.version - delay) and not over:
+        problems.append(
+            f"it shows log version {shown_at}, fewer than {delay} events behind the "
+            f"table's {item.version}"
+        )
+    knowledge: Knowledge = MODELS[game]()
+    for event in ordered:
+        if event.version <= shown_at:
+            knowledge.apply(event)
+    hands = knowledge.open_hands()
+    shown = [Counter[str]() for _ in hands]
+    for row in open_hand.get("hands", []):
+        shown[int(row.get("seat", 0))].update(row.get("cards", []))
+    problems += [
+        f"seat {seat}'s hand {sorted(got)} is not its hand of v{shown_at} {sorted(hands[seat])}"
+        for seat, got in enumerate(shown)
+        if got != hands[seat]
+    ]
+    allowed = knowledge.allowed_cards(None).union(*hands)
+    problems += [
+        f"card {card} it may not know at v{shown_at} (it is in {knowledge.card_owner(card)})"
+        for card in dict.fromkeys(cards_in(item.data))
+        if card not in allowed
+    ]
+    text = "\n".join(strings(item.data)).lower()
+    problems += [f"seed of a deal not yet revealed: {seed[:12]}…" for seed, revealed in
+                 seeds.items() if revealed > shown_at and seed in text]  # fmt: skip
+    if data.get("seat") is not None:
+        problems.append(f"a view for seat {data['seat']}")
+    return problems + knowledge.view_problems(None, data)

@@ -23,6 +23,7 @@ import pytest
 from kozyr.api.table.v1 import views_pb2
 from kozyr.games import khozor_teams, three_five_eight
 from kozyr.games.codec import encode_event
+from kozyr.games.plugin import plugin_by_id
 from kozyr.games.three_five_eight.simulate import random_command
 from kozyr.table.actions import action_from_command
 from kozyr.table.views import game_view_to_proto, set_game_view
@@ -34,6 +35,7 @@ from tests.e2e.leaks import (
     as_seen_by,
     cards_in_text,
     find_leaks,
+    find_open_hand_leaks,
     history_gaps,
     seen_refusal,
     seen_view,
@@ -415,3 +417,94 @@ def test_a_server_seed_before_its_reveal_is_caught(deals: Played) -> None:
     assert _mentions(early, "seed of a deal not yet revealed", "early")
     late = Seen("view", revealed_at, {"deals": [{"server_seed": server_seed}]}, "late")
     assert find_leaks(THREE_FIVE_EIGHT, events, None, [late]) == []
+
+
+# ------------------------------------------------------------------ open-hand spectators
+
+DELAY = 6
+
+
+def _states(played: Played) -> list[Any]:
+    """The state after each event: index v is the state at log version v (0: none yet)."""
+    state = played.game.initial_state({})
+    states = [state]
+    for event in played.decoded:
+        state = played.game.evolve(state, event)
+        states.append(state)
+    return states
+
+
+def _open_hand_view(played: Played, states: list[Any], live: int, shown_at: int) -> Seen:
+    """The open-hand view of log version `shown_at` (honest at `live` when it is
+    `DELAY` behind), judged as received at `live`: the spectator's view of that
+    version with every seat's hand."""
+    state = states[shown_at]
+    view = views_pb2.TableView(table_id="t", version=played.number(shown_at, None))
+    set_game_view(view, game_view_to_proto(played.game_id, played.game.view(state, None)))
+    places = plugin_by_id(played.game_id).card_places
+    assert places is not None
+    hands = [
+        views_pb2.SeatHand(seat=seat, cards=[str(c) for c in hand])
+        for seat, hand in enumerate(places(state).hands)
+    ]
+    view.open_hand.CopyFrom(views_pb2.OpenHand(delay=DELAY, log_version=shown_at, hands=hands))
+    seen = seen_view(view, "open-hand")
+    return Seen("view", live, seen.data, f"open-hand view at live v{live}")
+
+
+def test_honest_open_hand_views_pass(rounds: Played) -> None:
+    states = _states(rounds)
+    live = range(1, len(rounds.events) + 1)
+    views = [_open_hand_view(rounds, states, v, max(1, v - DELAY)) for v in live]
+    assert find_open_hand_leaks(KHOZOR_TEAMS, rounds.events, DELAY, views) == []
+
+
+def test_an_open_hand_view_without_the_delay_is_caught(rounds: Played) -> None:
+    """The planted leak: the table's delay taken as 0 (the live hands shown)."""
+    states = _states(rounds)
+    live = range(DELAY + 1, len(rounds.events) + 1)
+    views = [_open_hand_view(rounds, states, v, v) for v in live]
+    problems = find_open_hand_leaks(KHOZOR_TEAMS, rounds.events, DELAY, views)
+    assert len([p for p in problems if f"fewer than {DELAY} events behind" in p]) == len(views)
+    short = [_open_hand_view(rounds, states, v, v - DELAY + 1) for v in live]  # one short
+    problems = find_open_hand_leaks(KHOZOR_TEAMS, rounds.events, DELAY, short)
+    assert len([p for p in problems if "events behind" in p]) == len(short)
+
+
+def test_newer_hands_under_an_old_version_are_caught(rounds: Played) -> None:
+    """A view that names the delayed version but shows the live hands: the hands do
+    not match that version's, and a card drawn since is one it may not know."""
+    states = _states(rounds)
+    drawn = rounds.first("ReserveDrawn")
+    live = drawn.version + DELAY - 1  # the draw is not DELAY events old yet
+    honest = _open_hand_view(rounds, states, live, live - DELAY)
+    lying = copy.deepcopy(honest.data)
+    lying["open_hand"]["hands"] = _open_hand_view(rounds, states, live, live).data["open_hand"][
+        "hands"
+    ]
+    problems = find_open_hand_leaks(
+        KHOZOR_TEAMS, rounds.events, DELAY, [Seen("view", live, lying, "lying view")]
+    )
+    card = drawn.data["cards"][0]
+    assert _mentions(problems, f"seat {drawn.data['seat']}'s hand")
+    assert _mentions(problems, f"card {card} it may not know")
+
+
+def test_an_open_hand_view_with_signals_or_a_seat_is_caught(rounds: Played) -> None:
+    states = _states(rounds)
+    signal = rounds.first("SignalSet")
+    live = signal.version + DELAY
+    honest = _open_hand_view(rounds, states, live, live - DELAY)
+    leaky = copy.deepcopy(honest.data)
+    _game_part(leaky)["signals"] = [{"seat": signal.data["seat"], "three_set": True}]
+    leaky["seat"] = 2
+    problems = find_open_hand_leaks(
+        KHOZOR_TEAMS, rounds.events, DELAY, [Seen("view", live, leaky, "leaky view")]
+    )
+    assert _mentions(problems, "not of its team")
+    assert _mentions(problems, "a view for seat 2")
+    no_hands = {k: v for k, v in honest.data.items() if k != "open_hand"}
+    got = find_open_hand_leaks(
+        KHOZOR_TEAMS, rounds.events, DELAY, [Seen("view", live, no_hands, "plain")]
+    )
+    assert _mentions(got, "no open hands")

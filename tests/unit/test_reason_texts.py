@@ -114,6 +114,11 @@ KEYWORDS: dict[str, Words] = {
     "TABLE_FINISHED": _TABLE,
     "NOT_YOUR_TURN": _w("turn", "rândul", "turno"),
     "HINTS_NOT_ALLOWED": _w("hints", "sugestii", "suggeriment"),
+    "OPEN_HAND_OFF": _both(_w("hand", "mân", "man"), _w("spectator", "spectator", "spettator")),
+    "OPEN_HAND_SEATED": _both(
+        _w("play", "joci", "giochi"), _w("spectator", "spectator", "spettator")
+    ),
+    "OPEN_HAND_WITH_SEAT": _both(_SEAT, _w("spectator", "spectator", "spettator")),
     "TOO_MANY_HINTS": _w("hints", "sugestii", "suggeriment"),
     "INVALID_TABLE_ID": _same("table_id"),
     "INVALID_PLAYER_IDS": _w("player ids", "id-uri de jucători", "id di giocatori"),

@@ -81,18 +81,29 @@ class TableClient(ServiceClient):
         )
         return response
 
-    async def get_table(self, table_id: str, *, seat: int | None = None) -> views_pb2.TableView:
-        request = pb.GetTableRequest(table_id=table_id)
+    async def get_table(
+        self, table_id: str, *, seat: int | None = None, open_hand: bool = False
+    ) -> views_pb2.TableView:
+        """The caller's view; `open_hand`: the open-hand spectator's, on the table's
+        delay (docs/open-hand.md)."""
+        request = pb.GetTableRequest(table_id=table_id, open_hand=open_hand)
         if seat is not None:
             request.seat = seat
         response: pb.GetTableResponse = await self.stub.GetTable(request, metadata=self.metadata)
         return response.view
 
     async def watch(
-        self, table_id: str, *, from_version: int = 0, seat: int | None = None
+        self,
+        table_id: str,
+        *,
+        from_version: int = 0,
+        seat: int | None = None,
+        open_hand: bool = False,
     ) -> AsyncGenerator[views_pb2.TableView, None]:
         """Fresh views after every change; resume with the last version you saw."""
-        request = pb.WatchTableRequest(table_id=table_id, from_version=from_version)
+        request = pb.WatchTableRequest(
+            table_id=table_id, from_version=from_version, open_hand=open_hand
+        )
         if seat is not None:
             request.seat = seat
         call = self.stub.WatchTable(request, metadata=self.metadata)
@@ -154,13 +165,15 @@ class TableClient(ServiceClient):
         seat: int | None = None,
         page_size: int = 1000,
         from_version: int = 0,
+        open_hand: bool = False,
     ) -> list[pb.HistoryEvent]:
-        """Every event the caller may see after its version `from_version`, all pages."""
+        """Every event the caller may see after its version `from_version`, all pages
+        (`open_hand`: the open-hand spectator's, on the table's delay)."""
         events: list[pb.HistoryEvent] = []
         start = from_version
         while True:
             request = pb.GetHistoryRequest(
-                table_id=table_id, from_version=start, page_size=page_size
+                table_id=table_id, from_version=start, page_size=page_size, open_hand=open_hand
             )
             if seat is not None:
                 request.seat = seat

@@ -34,6 +34,8 @@ COMPUTER_LEVELS = ("easy", "normal", "hard")
 level from its view."""
 DEFAULT_COMPUTER_LEVEL = "normal"
 COVER_AFTER_MAX_SECONDS = 3600
+OPEN_HAND_MAX_DELAY = 1000
+"""The longest open-hand delay a table may have, in log events (docs/open-hand.md)."""
 
 
 class SeatControl(StrEnum):
@@ -67,6 +69,10 @@ class TableCreated:
     """How the table seeds its deals (kozyr.tables.seeding): 1, the service's seed alone
     (every table created before scheme 2, whose event has no such field); 2, the server
     seed with every seat's client seed."""
+    open_hand_delay: int = 0
+    """Open-hand spectating (docs/open-hand.md): spectators who ask see the table as it
+    was this many log events ago with every hand shown; 0 = off (every table created
+    before the option, whose event has no such field)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,6 +206,16 @@ class Table:
     seedings: tuple[Seeding, ...] = ()
     """Committed server seeds not revealed yet (scheme 2): the current deal's and the
     next one's, with the client seeds set for it so far."""
+    open_hand_delay: int = 0
+    """Log events an open-hand spectator's view is behind the table; 0: no such view."""
+
+    def open_hand_version(self) -> int:
+        """The log version an open-hand spectator sees now: `open_hand_delay` events
+        behind the table, never before its creation (version 1: nothing dealt yet); the
+        table itself once it is over (no one can be fed anything then)."""
+        if self.is_over:
+            return self.version
+        return max(1, self.version - self.open_hand_delay)
 
     @property
     def next_seeding(self) -> Seeding | None:
@@ -281,9 +297,15 @@ def validate_setup(
     levels: Sequence[str] = (),
     cover_after_seconds: int = 0,
     computer_level: str = DEFAULT_COMPUTER_LEVEL,
+    open_hand_delay: int = 0,
 ) -> None:
     """Refuse a table that could not be played; the reason names the first problem."""
     _validate_computers(seats, levels, computer_level)
+    if not 0 <= open_hand_delay <= OPEN_HAND_MAX_DELAY:
+        raise TableSetupError(
+            f"open_hand_delay must be between 1 and {OPEN_HAND_MAX_DELAY} "
+            f"(0: no open-hand spectating), got {open_hand_delay}"
+        )
     if not 0 <= cover_after_seconds <= COVER_AFTER_MAX_SECONDS:
         raise TableSetupError(
             f"cover_after_seconds must be between 1 and {COVER_AFTER_MAX_SECONDS} "
@@ -298,6 +320,8 @@ def validate_setup(
     people = [p for p in seats if p != COMPUTER]
     if len(set(people)) != len(people):
         raise TableSetupError("a player can take only one seat at a table")
+    if open_hand_delay and game_by_id(game_id).card_places is None:
+        raise TableSetupError(f"{game_id} cannot show its hands: no open-hand spectating")
     try:
         game.initial_state(options)
     except OptionsError as err:
@@ -339,7 +363,17 @@ def start(created: TableCreated) -> Table:
         cover_after_seconds=created.cover_after_seconds,
         hints_off=created.hints_off,
         seed_scheme=created.seed_scheme,
+        open_hand_delay=created.open_hand_delay,
     )
+
+
+def open_hands(table: Table) -> tuple[tuple[str, ...], ...]:
+    """Every seat's hand as card codes, seat 0 first: what an open-hand spectator sees
+    (the game's `card_places`; none for a game without it)."""
+    places = table.plugin.card_places
+    if places is None:
+        return ()
+    return tuple(tuple(str(card) for card in hand) for hand in places(table.state).hands)
 
 
 def decode(table: Table | None, type_name: str, data: Mapping[str, Any]) -> Any:

@@ -56,6 +56,8 @@ class TableRepository:
         self._cache_size = cache_size
         self.snapshots = TableSnapshots(store, snapshot_every)
         self._catching_up: dict[str, asyncio.Task[Table]] = {}
+        self._past: OrderedDict[str, Table] = OrderedDict()
+        self._past_size = cache_size
 
     def cached(self, table_id: str) -> Table | None:
         """The newest version of the table this process knows, without reading the log.
@@ -103,6 +105,27 @@ class TableRepository:
             del self._catching_up[table_id]
         if not reading.cancelled():
             reading.exception()  # retrieved: each watcher that waited has it raised
+
+    async def at_version(self, table_id: str, version: int) -> Table:
+        """The table as it was at log version `version` (an open-hand spectator's view,
+        docs/open-hand.md): folded from the log, carried forward from the last one this
+        process folded for the table when that is not newer."""
+        stream = stream_of(table_id)
+        past = self._past.get(table_id)
+        if past is None or past.version > version:
+            past = None
+        start = 0 if past is None else past.version
+        events = []
+        if version > start:
+            events = await self.store.read(stream, from_version=start, limit=version - start)
+        table = fold_recorded(past, events)
+        if table is None:
+            raise TableNotFound(table_id)
+        self._past[table_id] = table
+        self._past.move_to_end(table_id)
+        while len(self._past) > self._past_size:
+            self._past.popitem(last=False)
+        return table
 
     def remember(self, table: Table) -> None:
         """Keep the newest known version of a table (never replace newer with older)."""

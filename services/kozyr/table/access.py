@@ -70,3 +70,15 @@ def seeding_seat(principal: Principal, table: Table, requested: int | None) -> i
     if principal.role is not Role.PLAYER and table.seats[seat] != COMPUTER:
         raise texts.seat_not_computer(seat)
     return seat
+
+
+def open_hand_viewer(principal: Principal, table: Table, requested: int | None) -> None:
+    """Allow an open-hand spectator's view (docs/open-hand.md), or refuse: at a table
+    without the option, with a seat named, to a player seated at the table (he would see
+    his opponents' hands) and to the bots (they play seats)."""
+    if table.open_hand_delay <= 0:
+        raise texts.open_hand_off()
+    if requested is not None:
+        raise texts.open_hand_with_seat()
+    if principal.is_bots or table.seat_of(principal.subject) is not None:
+        raise texts.open_hand_seated()

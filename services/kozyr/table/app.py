@@ -190,6 +190,7 @@ class TableApp:
         cover_after_seconds: int = 0,
         computer_level: str = model.DEFAULT_COMPUTER_LEVEL,
         hints_off: bool = False,
+        open_hand_delay: int = 0,
     ) -> Outcome:
         """Open a table and draw its first chance (dealer/opening team, first deal).
 
@@ -199,7 +200,13 @@ class TableApp:
         """
         try:
             model.validate_setup(
-                game_id, options, seats, levels, cover_after_seconds, computer_level
+                game_id,
+                options,
+                seats,
+                levels,
+                cover_after_seconds,
+                computer_level,
+                open_hand_delay,
             )
         except model.TableSetupError as err:
             raise InvalidArgument("INVALID_TABLE_SETUP", str(err)) from None
@@ -214,6 +221,7 @@ class TableApp:
             computer_level,
             hints_off,
             self._seed_scheme,
+            open_hand_delay,
         )
         table = model.start(created)
         opened = decision.draw_chance(table, [created], self._new_seed)

@@ -24,7 +24,7 @@ from kozyr.runtime.interceptors import current_request_id, prefer_language
 from kozyr.table import access, listing, validation
 from kozyr.table.actions import command_from_action, fields_of
 from kozyr.table.app import Actor, TableApp
-from kozyr.table.shown import CONTROLS, LEVELS, ViewCache
+from kozyr.table.shown import CONTROLS, LEVELS, ShownView, ViewCache
 from kozyr.tables.history import history_data
 from kozyr.tables.model import (
     COMPUTER,
@@ -71,6 +71,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
             cover_after_seconds=_cover_after(request.table.cover_after_seconds),
             computer_level=_level(request.table.computer_level, DEFAULT_COMPUTER_LEVEL),
             hints_off=request.table.hints_off,
+            open_hand_delay=request.table.open_hand_delay,
         )
         return pb.CreateTableResponse(
             table_id=outcome.table.table_id, version=outcome.table.version
@@ -85,8 +86,17 @@ class TableServicer(pb_grpc.TableServiceServicer):
         self, request: pb.GetTableRequest, context: grpc.aio.ServicerContext
     ) -> pb.GetTableResponse:
         table = await self.app.load(validation.table_id(request.table_id))
+        if request.open_hand:
+            access.open_hand_viewer(current_principal(), table, _optional(request, "seat"))
+            return pb.GetTableResponse(view=(await self._open_hand(table)).view)
         seat = access.viewer_seat(current_principal(), table, _optional(request, "seat"))
         return pb.GetTableResponse(view=self.views.view(table, seat))
+
+    async def _open_hand(self, table: Table) -> ShownView:
+        """The open-hand spectator's view now: the table `open_hand_delay` log events ago,
+        every hand shown (docs/open-hand.md)."""
+        past = await self.app.tables.at_version(table.table_id, table.open_hand_version())
+        return self.views.open_hand(past, table.open_hand_delay)
 
     async def WatchTable(  # type: ignore[override]  # it yields the serialised responses
         self, request: pb.WatchTableRequest, context: grpc.aio.ServicerContext
@@ -101,14 +111,23 @@ class TableServicer(pb_grpc.TableServiceServicer):
             # Registered before the first read, so no append after it goes unheard.
             table = await self.app.load(table_id)  # NOT_FOUND first
             watch.hear(table.version)
-            last, sent = self._resume(table, access.viewer_seat(principal, table, requested), last)
+            if request.open_hand:
+                access.open_hand_viewer(principal, table, requested)
+                last, sent = await self._resume_open_hand(table, last)
+            else:
+                last, sent = self._resume(
+                    table, access.viewer_seat(principal, table, requested), last
+                )
             while not self.shutting_down.is_set():
                 changed = watch.changed()
                 if watch.heard > last:
                     table = await self.app.tables.at_least(table_id, watch.heard)
                     if table.version > last:
-                        seat = access.viewer_seat(principal, table, requested)
-                        shown = self.views.shown(table, seat)
+                        if request.open_hand:
+                            shown = await self._open_hand(table)
+                        else:
+                            seat = access.viewer_seat(principal, table, requested)
+                            shown = self.views.shown(table, seat)
                         if shown.content != sent:
                             yield shown.written
                             sent = shown.content
@@ -129,6 +148,15 @@ class TableServicer(pb_grpc.TableServiceServicer):
             return seen, b""  # below the log's version: the current view is sent at once
         held = self.views.shown(table, seat).content if current == seen else b""
         return table.version + seen - current, held
+
+    async def _resume_open_hand(self, table: Table, seen: int) -> tuple[int, bytes]:
+        """`_resume` for an open-hand watch: `seen` counts the open-hand view's versions
+        (a spectator's, of the past table it shows). A client at the view's current
+        version holds its content; any other is sent the current view at once."""
+        shown = await self._open_hand(table)
+        if seen and shown.view.version == seen:
+            return table.version, shown.content
+        return 0, b""
 
     async def SubmitAction(
         self, request: pb.SubmitActionRequest, context: grpc.aio.ServicerContext
@@ -169,8 +197,13 @@ class TableServicer(pb_grpc.TableServiceServicer):
         size = validation.page_size(request.page_size)
         requested = _optional(request, "seat")
         table = await self.app.load(table_id)
-        seat = access.viewer_seat(principal, table, requested)
-        full = principal.role is Role.ADMIN and requested is None
+        if request.open_hand:  # the spectator's history of the table the delay ago
+            access.open_hand_viewer(principal, table, requested)
+            table = await self.app.tables.at_version(table_id, table.open_hand_version())
+            seat = None
+        else:
+            seat = access.viewer_seat(principal, table, requested)
+        full = principal.role is Role.ADMIN and requested is None and not request.open_hand
         page = await self.app.history(table, seat, start, size, full=full)
         shown = []
         for number, event in page:

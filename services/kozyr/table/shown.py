@@ -25,7 +25,7 @@ from kozyr.api.table.v1 import table_service_pb2 as pb
 from kozyr.table import seeds
 from kozyr.table.actions import action_from_command
 from kozyr.table.views import fits, game_view_fields, game_view_to_proto, set_game_view
-from kozyr.tables.model import SeatControl, Table
+from kozyr.tables.model import SeatControl, Table, open_hands
 
 CONTROLS = {
     seats_pb2.SEAT_CONTROL_PERSON: SeatControl.PERSON,
@@ -229,13 +229,33 @@ def _keep(entries: OrderedDict[Any, _V], key: Hashable, value: _V, size: int) ->
     return value
 
 
+OPEN_HAND = "open-hand"
+"""The viewer key of the open-hand spectator's views (docs/open-hand.md), which no seat's
+(an int) nor the ordinary spectator's (None) can equal."""
+
+Viewer = int | str | None
+
+
+def open_hand_view(past: Table, delay: int, spectator: views_pb2.TableView) -> views_pb2.TableView:
+    """The open-hand spectator's view of `past` (the table `delay` log events ago): the
+    ordinary spectator's view of that version with every seat's hand added."""
+    view = views_pb2.TableView()
+    view.CopyFrom(spectator)
+    hands = [
+        views_pb2.SeatHand(seat=seat, cards=cards) for seat, cards in enumerate(open_hands(past))
+    ]
+    view.open_hand.CopyFrom(views_pb2.OpenHand(delay=delay, log_version=past.version, hands=hands))
+    return view
+
+
 class ViewCache:
     """Recent views by (table, version, viewer): a change is shown to every stream of a
     viewer, and to the mover in his reply, from one build; the viewers of one version
-    share its `_Frame`. A seat's view and a spectator's are never the same entry."""
+    share its `_Frame`. A seat's view, a spectator's and an open-hand spectator's
+    (`OPEN_HAND`, keyed by the past version it shows) are never the same entry."""
 
     def __init__(self, size: int = 4096) -> None:
-        self._views: OrderedDict[tuple[str, int, int | None], ShownView] = OrderedDict()
+        self._views: OrderedDict[tuple[str, int, Viewer], ShownView] = OrderedDict()
         self._frames: OrderedDict[tuple[str, int], _Frame] = OrderedDict()
         self._size = size
 
@@ -248,6 +268,17 @@ class ViewCache:
 
     def view(self, table: Table, seat: int | None) -> views_pb2.TableView:
         return self.shown(table, seat).view
+
+    def open_hand(self, past: Table, delay: int) -> ShownView:
+        """The open-hand spectator's view of `past`, the table as it was `delay` log
+        events ago (`TableRepository.at_version`): one entry per past version, shared
+        by every open-hand stream of the table."""
+        key = (past.table_id, past.version, OPEN_HAND)
+        found = self._views.get(key)
+        if found is None:
+            view = open_hand_view(past, delay, self.view(past, None))
+            found = _keep(self._views, key, ShownView(view), self._size)
+        return found
 
     def _build(self, table: Table, seat: int | None) -> views_pb2.TableView:
         seat_view = table.plugin.seat_view

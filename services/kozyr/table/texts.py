@@ -180,3 +180,40 @@ def deal_not_open(deal: int, next_deal: int) -> FailedPrecondition:
         },
         metadata={"nextDeal": str(next_deal)},
     )
+
+
+def open_hand_off() -> FailedPrecondition:
+    """An open-hand view asked of a table opened without the option (docs/open-hand.md)."""
+    return FailedPrecondition(
+        "OPEN_HAND_OFF",
+        {
+            "en": "This table does not show its hands to spectators.",
+            "ro": "Această masă nu arată spectatorilor cărțile din mână.",
+            "it": "Questo tavolo non mostra le carte in mano agli spettatori.",
+        },
+    )
+
+
+def open_hand_seated() -> PermissionDenied:
+    """An open-hand view asked by a player of the table (he would see his opponents'
+    hands) or by the bots (they play seats)."""
+    return PermissionDenied(
+        "OPEN_HAND_SEATED",
+        {
+            "en": "You play at this table: you may not watch its hands as a spectator.",
+            "ro": "Joci la această masă: nu poți privi cărțile din mână ca spectator.",
+            "it": "Giochi a questo tavolo: non puoi guardare le carte in mano da spettatore.",
+        },
+    )
+
+
+def open_hand_with_seat() -> InvalidArgument:
+    """An open-hand view is a spectator's: it names no seat."""
+    return InvalidArgument(
+        "OPEN_HAND_WITH_SEAT",
+        {
+            "en": "An open-hand view is a spectator's: name no seat.",
+            "ro": "Vederea cu cărțile la vedere este a unui spectator: nu indica un loc.",
+            "it": "La vista a carte scoperte è di uno spettatore: non indicare un posto.",
+        },
+    )

@@ -519,6 +519,8 @@ def test_a_queue_match_s_table_is_opened_with_hints_off() -> None:
     (match,) = lobby.matches.values()
     assert match.tickets
     assert create_table_request(match).table.hints_off
+    # nor open hands for spectators, on any delay (docs/open-hand.md: rated tables)
+    assert create_table_request(match).table.open_hand_delay == 0
 
 
 def test_the_int_computer_level_is_deprecated_for_the_enum_in_table_options() -> None:
