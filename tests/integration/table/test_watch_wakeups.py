@@ -270,13 +270,12 @@ async def test_the_echo_of_its_own_move_costs_the_replica_no_read_and_no_view(
     async with running(database_url, nats_url, subject_root) as service:
         app = service.service.app
         heard: list[tuple[str, int]] = []
-        echoed = asyncio.Event()
+        more_heard = asyncio.Event()
         real_notify = app.notifier.notify
 
         def recorded(table_id: str, version: int) -> None:
             heard.append((table_id, version))
-            if heard.count(heard[0]) == 2:  # the move's own report, then its echo
-                echoed.set()
+            more_heard.set()
             real_notify(table_id, version)
 
         app.notifier.notify = recorded  # type: ignore[method-assign]
@@ -305,9 +304,14 @@ async def test_the_echo_of_its_own_move_costs_the_replica_no_read_and_no_view(
             for stream in streams:
                 async with asyncio.timeout(30):
                     assert (await anext(stream)).version == version
-            async with asyncio.timeout(30):
-                await echoed.wait()
-            assert heard[0] == (table_id, version)
+            async with asyncio.timeout(30):  # the move's own report, then its echo
+                while heard.count((table_id, version)) < 2:
+                    more_heard.clear()
+                    await more_heard.wait()
+            # the echoes of the table's opening may come late (the relay lags under load):
+            # what counts is that the move is heard first from its own append
+            since_the_move = [h for h in heard if h[1] >= version]
+            assert since_the_move[:2] == [(table_id, version)] * 2
             await asyncio.sleep(0.2)  # whatever the echo would set off has run by now
             for stream in streams:
                 await stream.aclose()
