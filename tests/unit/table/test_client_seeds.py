@@ -89,6 +89,16 @@ def of_type(events: Any, type_name: str) -> list[RecordedEvent]:
     return [e for e in events if e.type == type_name]
 
 
+def assert_caught(events: list[Any], position: int, check: Check) -> Any:
+    """The forged log, rehashed so that only the seeding can give it away, fails
+    `verify` at `position` for `check`; returns the problem found."""
+    forged, chain = rehashed(events)
+    report = audit.verify(forged, chain)
+    assert report.problem is not None
+    assert (report.problem.position, report.problem.check) == (position, check)
+    return report.problem
+
+
 def test_every_deal_is_the_derivation_of_its_server_and_client_seeds() -> None:
     game = played()
     report = audit.verify(game.events, game.chain)
@@ -282,14 +292,8 @@ def test_a_ground_seed_that_also_claims_its_own_commitment_is_caught() -> None:
     favourable = grind(table_id, tuple(record.data["client_seeds"]), 2)
     ground_deal(events, 2, favourable, table_id)
     record.data["server_commitment"] = seeding.commitment_of(favourable)
-    forged, chain = rehashed(events)
-    report = audit.verify(forged, chain)
-    assert report.problem is not None
-    assert (report.problem.position, report.problem.check) == (
-        record.position,
-        Check.DEAL_DERIVATION,
-    )
-    assert "server commitment" in report.problem.reason
+    problem = assert_caught(events, record.position, Check.DEAL_DERIVATION)
+    assert "server commitment" in problem.reason
 
 
 def test_a_server_seed_committed_again_after_the_client_seeds_is_caught() -> None:
@@ -313,13 +317,7 @@ def test_a_server_seed_committed_again_after_the_client_seeds_is_caught() -> Non
     at = events.index(dealt)
     spliced = [*events[:at], recommit, *events[at:]]
     renumbered = [dataclasses.replace(e, position=i) for i, e in enumerate(spliced, start=1)]
-    forged, chain = rehashed(renumbered)
-    report = audit.verify(forged, chain)
-    assert report.problem is not None
-    assert (report.problem.position, report.problem.check) == (
-        dealt.position,
-        Check.SERVER_SEED_COMMITMENT,
-    )
+    assert_caught(renumbered, dealt.position, Check.SERVER_SEED_COMMITMENT)
 
 
 def test_a_revealed_server_seed_must_be_the_committed_one() -> None:
@@ -327,13 +325,7 @@ def test_a_revealed_server_seed_must_be_the_committed_one() -> None:
     events = game.copy_events()
     reveal = next(e for e in events if e.type == "ServerSeedRevealed" and e.data["deal"] == 3)
     reveal.data["server_seed"] = bytes(32).hex()
-    forged, chain = rehashed(events)
-    report = audit.verify(forged, chain)
-    assert report.problem is not None
-    assert (report.problem.position, report.problem.check) == (
-        reveal.position,
-        Check.SERVER_SEED_COMMITMENT,
-    )
+    assert_caught(events, reveal.position, Check.SERVER_SEED_COMMITMENT)
 
 
 def test_a_client_seed_slipped_in_after_the_deal_is_caught() -> None:
@@ -346,13 +338,7 @@ def test_a_client_seed_slipped_in_after_the_deal_is_caught() -> None:
     at = events.index(record) + 1
     spliced = [*events[:at], late, *events[at:]]
     renumbered = [dataclasses.replace(e, position=i) for i, e in enumerate(spliced, start=1)]
-    forged, chain = rehashed(renumbered)
-    report = audit.verify(forged, chain)
-    assert report.problem is not None
-    assert (report.problem.position, report.problem.check) == (
-        record.position + 1,
-        Check.CLIENT_SEED_WINDOW,
-    )
+    assert_caught(renumbered, record.position + 1, Check.CLIENT_SEED_WINDOW)
 
 
 def test_a_seat_history_shows_the_commitment_but_not_the_server_seed_before_its_reveal() -> None:
@@ -390,14 +376,8 @@ def test_recorded_client_seeds_other_than_the_ones_set_are_caught() -> None:
     events = game.copy_events()
     record = next(e for e in events if e.type == "DealSeeded" and e.data["deal"] == 2)
     record.data["client_seeds"][0] = "not what seat 0 set"
-    forged, chain = rehashed(events)
-    report = audit.verify(forged, chain)
-    assert report.problem is not None
-    assert (report.problem.position, report.problem.check) == (
-        record.position,
-        Check.DEAL_DERIVATION,
-    )
-    assert "client seeds" in report.problem.reason
+    problem = assert_caught(events, record.position, Check.DEAL_DERIVATION)
+    assert "client seeds" in problem.reason
 
 
 def test_a_commitment_that_is_not_the_hash_of_its_server_seed_is_caught() -> None:
@@ -405,13 +385,7 @@ def test_a_commitment_that_is_not_the_hash_of_its_server_seed_is_caught() -> Non
     events = game.copy_events()
     committed = next(e for e in events if e.type == "ServerSeedCommitted" and e.data["deal"] == 5)
     committed.data["commitment"] = "0" * 64
-    forged, chain = rehashed(events)
-    report = audit.verify(forged, chain)
-    assert report.problem is not None
-    assert (report.problem.position, report.problem.check) == (
-        committed.position,
-        Check.SERVER_SEED_COMMITMENT,
-    )
+    assert_caught(events, committed.position, Check.SERVER_SEED_COMMITMENT)
 
 
 async def test_a_finished_game_takes_no_client_seed_for_the_deal_it_never_reached() -> None:
