@@ -12,9 +12,11 @@ share is here; what differs is a parameter:
 - `decide(state)` returns `Append` (events to append at its `expected_version`) or
   `Settled` (nothing to append: the answer is already so), or raises one of
   `refusals` (an illegal command). Anything else it raises propagates at once.
-- A refusal on the latest state is answered with the first result when this very
-  request was applied before (a client's retry after a lost reply, re-decided on a
-  state where it is no longer legal): `Repeated`. Otherwise the refusal propagates.
+- With `answer_refused_repeats`, a refusal on the latest state is answered with the
+  first result when this very request was applied before (a client's retry after a
+  lost reply, re-decided on a state where it is no longer legal): `Repeated`. Only
+  for request ids one caller owns (the table's are scoped by the command's
+  fingerprint); otherwise, and when there is no first result, the refusal propagates.
 - `ConcurrencyConflict` (another writer appended first) is the only error retried:
   the next attempt loads and decides again. After `attempts`, `exhausted()` is
   raised, or the last conflict when there is none (the caller retries a larger
@@ -92,6 +94,7 @@ async def decide_and_append(
     command_fingerprint: str | None = None,
     known: S | None = None,
     refusals: tuple[type[Exception], ...] = (),
+    answer_refused_repeats: bool = False,
     serialize: AbstractAsyncContextManager[Any] | None = None,
     on_conflict: Callable[[ConcurrencyConflict], None] | None = None,
     on_recorded: Callable[[Appended[T]], None] | None = None,
@@ -111,11 +114,12 @@ async def decide_and_append(
             except refusals:
                 if on_known and not final:
                     continue  # maybe only behind the log: ask the log
-                prior = await store.result_of(
-                    stream, request_id, command_fingerprint=command_fingerprint
-                )
-                if prior is not None:
-                    return Repeated(prior)
+                if answer_refused_repeats:
+                    prior = await store.result_of(
+                        stream, request_id, command_fingerprint=command_fingerprint
+                    )
+                    if prior is not None:
+                        return Repeated(prior)
                 raise
             if isinstance(decided, Settled):
                 if on_known and not final:

@@ -365,6 +365,7 @@ class TableApp:
                     command_fingerprint=key,
                     attempts=attempts,
                     refusals=(KozyrError,),
+                    answer_refused_repeats=True,
                     exhausted=too_busy if attempts > 1 else None,
                 )
             except IdempotencyConflict:
