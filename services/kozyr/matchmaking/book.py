@@ -23,6 +23,7 @@ from kozyr.eventstore import (
     Appended,
     ConcurrencyConflict,
     EventStore,
+    NewEvent,
     Settled,
     decide_and_append,
 )
@@ -155,7 +156,7 @@ class LobbyBook:
             events = decision(lobby)
             if not events:
                 return Settled(None)
-            encoded = [lobby_events.encode(e) for e in events]
+            encoded = [NewEvent(*lobby_events.encode(e)) for e in events]
             return Append(lobby.version, encoded, events, metadata=metadata)
 
         try:

@@ -15,7 +15,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from kozyr.eventstore import NewEvent
 from kozyr.games.codec import decode_event, encode_event, registry_of
 
 
@@ -176,13 +175,13 @@ class UnknownLobbyEvent(ValueError):
         self.type_name = type_name
 
 
-def encode(event: LobbyEvent) -> NewEvent:
-    """The event as the store keeps it (type name, JSON data)."""
+def encode(event: LobbyEvent) -> tuple[str, dict[str, Any]]:
+    """The event as the store keeps it: (type name, JSON data)."""
     type_name, data = encode_event(event)
     for name in getattr(event, "OMITTED_WHEN_NONE", ()):
         if data[name] is None:
             del data[name]
-    return NewEvent(type_name, data)
+    return type_name, data
 
 
 def decode(type_name: str, data: dict[str, Any]) -> LobbyEvent:
