@@ -42,7 +42,8 @@ from kozyr.eventstore.durability import check_commit_durability
 from kozyr.eventstore.readiness import until_migrated
 from kozyr.matchmaking import metrics
 from kozyr.matchmaking.book import LobbyBook
-from kozyr.matchmaking.decisions import table_ended, table_noticed
+from kozyr.matchmaking.decisions import Event, table_ended, table_noticed
+from kozyr.matchmaking.events import MatchDecided
 from kozyr.matchmaking.leavers import SeatFacts, leavers_of
 from kozyr.matchmaking.lobby import SEATS, Lobby, Match
 from kozyr.matchmaking.matching import find_matches
@@ -224,13 +225,13 @@ class MatchmakingService:
         now = self.clock.now()
         rules = self.options.rules
 
-        def decide(lobby: Lobby) -> list[Any]:
+        def decide(lobby: Lobby) -> list[Event]:
             return find_matches(lobby, now, rules)
 
         events = await self.book.decide(
             f"tick:{self.book.lobby.version}:{now.isoformat()}", decide, fresh=True
         )
-        decided = [self.book.lobby.matches[d["match"]] for t, d in events if t == "MatchDecided"]
+        decided = [self.book.lobby.matches[e.match] for e in events if isinstance(e, MatchDecided)]
         for match in decided:
             log.info("match decided", match_id=match.match_id, tickets=list(match.tickets))
             computers = any(seat.player_id is None for seat in match.seats)
