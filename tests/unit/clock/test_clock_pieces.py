@@ -17,9 +17,9 @@ from kozyr.bus.schedules import (
     schedule_time,
 )
 from kozyr.clock.presence import has_presence, presence_bucket
-from kozyr.clock.timing import ManualClock, SystemClock
 from kozyr.clock.turns import TurnTimer
 from kozyr.clock.voice import TOKEN_TTL, VoiceRooms
+from kozyr.runtime.clocks import ManualClock, SystemClock
 from kozyr.runtime.settings import load_settings
 
 TABLE = "123e4567-e89b-42d3-a456-426614174000"
