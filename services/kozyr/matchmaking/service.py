@@ -17,13 +17,11 @@ from datetime import timedelta
 from typing import Any
 
 import structlog
-from google.protobuf.message import DecodeError
 from nats.aio.client import Client as NatsClient
 from nats.aio.msg import Msg
 from nats.js.api import DeliverPolicy
 
 from kozyr.api.matchmaking.v1 import matchmaking_service_pb2, matchmaking_service_pb2_grpc
-from kozyr.api.table.v1 import events_pb2
 from kozyr.bus.codec import MalformedEventMessage, decode_event
 from kozyr.bus.connection import ConnectionState, connect_when_reachable
 from kozyr.bus.consumers import DurableConsumer
@@ -54,6 +52,7 @@ from kozyr.matchmaking.settings import MatchmakingSettings
 from kozyr.matchmaking.timing import Clock, FileOffsetClock, SystemClock
 from kozyr.runtime import AuthPolicy, GrpcServer, ServiceSpec, Settings, service_full_name
 from kozyr.runtime.auth import Role
+from kozyr.tables.public_wire import published_event
 
 SERVICE_NAME = service_full_name(matchmaking_service_pb2, "MatchmakingService")
 SERVICE_SUBJECT = "matchmaking"
@@ -251,7 +250,7 @@ class MatchmakingService:
     async def table_opened(self, message: Msg) -> None:
         """Count the players of any new table as seated (ALREADY_SEATED, ListMyTables),
         whoever opened it: an operator's table as much as one of ours."""
-        event = _public_event(message, "table_opened")
+        event = published_event(message.data, message.subject, "table_opened")
         if event is None or event.table_opened.game_id not in SEATS:
             return
         opened = event.table_opened
@@ -265,7 +264,7 @@ class MatchmakingService:
     async def table_finished(self, message: Msg) -> None:
         """Rate a finished table (each table once, its leavers as last), free its players'
         seats and judge its leavers (docs/leavers.md): one lobby decision, also once."""
-        event = _public_event(message, "table_finished")
+        event = published_event(message.data, message.subject, "table_finished")
         if event is None:
             return
         finished = event.table_finished
@@ -314,13 +313,3 @@ class MatchmakingService:
 
     async def run_until_signal(self) -> None:
         await self.server.run_until_signal()
-
-
-def _public_event(message: Msg, kind: str) -> events_pb2.PublicTableEvent | None:
-    """The public table event of `kind` a message holds; None (logged) for any other."""
-    try:
-        event = events_pb2.PublicTableEvent.FromString(message.data)
-    except DecodeError:
-        log.error("not a public table event: skipped", subject=message.subject)
-        return None
-    return event if event.WhichOneof("event") == kind else None
