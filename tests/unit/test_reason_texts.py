@@ -23,8 +23,9 @@ from kozyr.bots import texts as bots_texts
 from kozyr.client import texts as client_texts
 from kozyr.clock import texts as clock_texts
 from kozyr.matchmaking import texts as matchmaking_texts
-from kozyr.runtime.errors import LANGUAGES, KozyrError
+from kozyr.runtime.errors import KozyrError
 from kozyr.table import texts as table_texts
+from kozyr.texts import LANGUAGES
 
 MODULES: tuple[ModuleType, ...] = (
     bots_texts,

@@ -31,7 +31,8 @@ from kozyr.eventstore.urls import asyncpg_dsn
 from kozyr.infra import EmbeddedPostgres
 from kozyr.matchmaking.service import SERVICE_NAME, MatchmakingService
 from kozyr.matchmaking.settings import MatchmakingSettings
-from kozyr.runtime.errors import LANGUAGES, error_details
+from kozyr.runtime.errors import error_details
+from kozyr.texts import LANGUAGES
 from tests.integration.matchmaking.conftest import FAST
 from tests.integration.table.conftest import RunningTableService, table_settings
 from tests.support.tables import token
