@@ -91,7 +91,7 @@ def test_a_text_reads_as_a_mapping_of_languages() -> None:
     text = Texts(en="Seat", ro="Loc", it="Posto")
     assert dict(text) == {Lang.EN: "Seat", Lang.RO: "Loc", Lang.IT: "Posto"}
     assert text["ro"] == in_language(text, Lang.RO) == "Loc"
-    assert text.get("fr") is None
+    assert "fr" not in text
     assert tuple(text) == LANGUAGES
     assert text == {"en": "Seat", "ro": "Loc", "it": "Posto"}
 
