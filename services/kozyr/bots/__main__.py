@@ -10,11 +10,12 @@ import gc
 import sys
 
 from kozyr.bots.service import REQUIRED_SETTINGS, BotsService
-from kozyr.runtime import SettingsError, configure_logging_for, get_logger, load_settings
+from kozyr.bots.settings import BotsSettings
+from kozyr.runtime import SettingsError, configure_logging_for, get_logger
 
 
 async def run() -> None:
-    settings = load_settings(required=REQUIRED_SETTINGS)
+    settings = BotsSettings.load(required=REQUIRED_SETTINGS)
     configure_logging_for(settings)
     service = BotsService(settings)
     port = await service.start()

@@ -12,11 +12,12 @@ import sys
 
 from kozyr.bus.schedules import SchedulesUnsupported
 from kozyr.clock.service import REQUIRED_SETTINGS, ClockService
-from kozyr.runtime import SettingsError, configure_logging_for, get_logger, load_settings
+from kozyr.clock.settings import ClockSettings
+from kozyr.runtime import SettingsError, configure_logging_for, get_logger
 
 
 async def run() -> None:
-    settings = load_settings(required=REQUIRED_SETTINGS)
+    settings = ClockSettings.load(required=REQUIRED_SETTINGS)
     configure_logging_for(settings)
     service = ClockService(settings)
     port = await service.start()

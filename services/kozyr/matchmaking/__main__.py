@@ -11,15 +11,14 @@ import gc
 import sys
 
 from kozyr.matchmaking.service import REQUIRED_SETTINGS, MatchmakingService
-from kozyr.matchmaking.settings import load_matchmaking_settings
-from kozyr.runtime import SettingsError, configure_logging_for, get_logger, load_settings
+from kozyr.matchmaking.settings import MatchmakingSettings
+from kozyr.runtime import SettingsError, configure_logging_for, get_logger
 
 
 async def run() -> None:
-    settings = load_settings(required=REQUIRED_SETTINGS)
-    matchmaking = load_matchmaking_settings()
+    settings = MatchmakingSettings.load(required=REQUIRED_SETTINGS)
     configure_logging_for(settings)
-    service = MatchmakingService(settings, matchmaking)
+    service = MatchmakingService(settings)
     port = await service.start()
     gc.freeze()  # what is alive once up stays so: out of every collection
     get_logger("kozyr.matchmaking").info("matchmaking service ready", port=port)

@@ -50,7 +50,7 @@ from kozyr.matchmaking.ratings import SeatOutcome
 from kozyr.matchmaking.servicer import MatchmakingServicer
 from kozyr.matchmaking.settings import MatchmakingSettings
 from kozyr.matchmaking.timing import Clock, FileOffsetClock, SystemClock
-from kozyr.runtime import AuthPolicy, GrpcServer, ServiceSpec, Settings, service_full_name
+from kozyr.runtime import AuthPolicy, GrpcServer, ServiceSpec, service_full_name
 from kozyr.runtime.auth import Role
 from kozyr.tables.public_wire import published_event
 
@@ -89,8 +89,7 @@ class MatchmakingService:
 
     def __init__(
         self,
-        settings: Settings,
-        matchmaking: MatchmakingSettings,
+        settings: MatchmakingSettings,
         *,
         clock: Clock | None = None,
         pool_size: int = 10,
@@ -98,11 +97,10 @@ class MatchmakingService:
         assert settings.database_url is not None
         assert settings.table_target is not None
         self.settings = settings
-        self.options = matchmaking
         self.root = settings.subject_root
         self.clock = clock or (
-            FileOffsetClock(matchmaking.clock_offset_file)
-            if matchmaking.clock_offset_file
+            FileOffsetClock(settings.matchmaking_clock_offset_file)
+            if settings.matchmaking_clock_offset_file
             else SystemClock(timedelta(0))
         )
         self.store = PostgresEventStore(
@@ -125,8 +123,8 @@ class MatchmakingService:
         )  # fmt: skip
         self.placer = Placer(
             self.book, self.tables, self.clock,
-            complete_after=matchmaking.complete_after_seconds,
-            delay=matchmaking.create_delay_seconds,
+            complete_after=settings.matchmaking_complete_after_seconds,
+            delay=settings.matchmaking_create_delay_seconds,
         )  # fmt: skip
         self.server = GrpcServer(
             settings,
@@ -135,8 +133,9 @@ class MatchmakingService:
             store_probe=self.store.check_writable,
         )
         self.servicer = MatchmakingServicer(
-            self.book, self.ratings, self.placer, self.clock, matchmaking.rules,
-            self.server.shutting_down, place_seconds=matchmaking.private_table_wait_seconds,
+            self.book, self.ratings, self.placer, self.clock, settings.rules,
+            self.server.shutting_down,
+            place_seconds=settings.matchmaking_private_table_wait_seconds,
         )  # fmt: skip
         self._nc: NatsClient | None = None
         self._workers: list[MessageWorker] = []
@@ -216,12 +215,12 @@ class MatchmakingService:
                 raise
             except Exception as error:  # the next tick tries again
                 log.warning("matchmaking tick failed", error=repr(error))
-            await asyncio.sleep(self.options.tick_seconds)
+            await asyncio.sleep(self.settings.matchmaking_tick_seconds)
 
     async def tick(self) -> list[Match]:
         """Decide what the queue allows now, place it; place overdue matches."""
         now = self.clock.now()
-        rules = self.options.rules
+        rules = self.settings.rules
 
         def decide(lobby: Lobby) -> list[Any]:
             return find_matches(lobby, now, rules)
