@@ -5,37 +5,11 @@ from __future__ import annotations
 from kozyr.runtime.errors import (
     FailedPrecondition,
     InvalidArgument,
-    NotFound,
     PermissionDenied,
 )
 from kozyr.texts import Texts
 
 MAX_PRESENCE_IDS = 100
-
-
-def invalid_table_id() -> InvalidArgument:
-    return InvalidArgument(
-        "INVALID_TABLE_ID",
-        Texts(
-            en="table_id must be a UUID in lowercase hyphenated form "
-            "(xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx).",
-            ro="table_id trebuie să fie un UUID cu litere mici și cratime "
-            "(xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx).",
-            it="table_id deve essere un UUID in minuscolo con trattini "
-            "(xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx).",
-        ),
-    )
-
-
-def table_not_found(table_id: str) -> NotFound:
-    return NotFound(
-        "TABLE_NOT_FOUND",
-        Texts(
-            en=f"There is no table {table_id}.",
-            ro=f"Nu există masa {table_id}.",
-            it=f"Non esiste il tavolo {table_id}.",
-        ),
-    )
 
 
 def unsupported_player_id(player_id: str) -> InvalidArgument:

@@ -10,22 +10,11 @@ from kozyr.runtime.errors import (
     Aborted,
     FailedPrecondition,
     InvalidArgument,
-    NotFound,
     PermissionDenied,
     ResourceExhausted,
 )
+from kozyr.tables.refusals import table_not_found as table_not_found  # app.py raises it
 from kozyr.texts import Texts
-
-
-def table_not_found(table_id: str) -> NotFound:
-    return NotFound(
-        "TABLE_NOT_FOUND",
-        Texts(
-            en=f"There is no table {table_id}.",
-            ro=f"Nu există masa {table_id}.",
-            it=f"Non esiste il tavolo {table_id}.",
-        ),
-    )
 
 
 def stale_version(expected: int, actual: int) -> Aborted:
