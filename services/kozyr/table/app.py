@@ -33,7 +33,6 @@ from kozyr.eventstore import (
 from kozyr.games.codec import to_json
 from kozyr.games.decider import Turn
 from kozyr.games.errors import RuleError
-from kozyr.games.translations import Lang
 from kozyr.runtime.errors import FailedPrecondition, InvalidArgument, KozyrError
 from kozyr.runtime.tracing import span
 from kozyr.table import metrics
@@ -64,6 +63,7 @@ from kozyr.tables.model import (
 from kozyr.tables.public import public_events
 from kozyr.tables.public_wire import outbox_messages
 from kozyr.tables.repository import TableNotFound, TableRepository, stream_of
+from kozyr.texts import Lang
 
 MAX_ATTEMPTS = 8
 """Retries of an unpinned command that keeps losing the optimistic-concurrency race."""
