@@ -28,6 +28,8 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -54,9 +56,24 @@ STILL_WAITING_SECONDS = 15.0
 """How often the wait for the services to serve says which ones it still waits for."""
 
 
+def grpc_serving(port: int) -> bool:
+    """A gRPC service is ready once its health check answers SERVING."""
+    return health.serving(f"127.0.0.1:{port}")
+
+
+def http_serving(port: int) -> bool:
+    """The web edge is ready once its `/healthz` answers 200."""
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1) as answer:
+            return bool(answer.status == 200)
+    except (OSError, urllib.error.URLError):
+        return False
+
+
 @dataclass
 class ServiceProcess:
-    """One supervised service: `python -m <module>` on its own gRPC port."""
+    """One supervised service: `python -m <module>` on its own port — gRPC, or HTTP for
+    the web edge (`scheme`, `port_variable`, `serving`)."""
 
     name: str
     module: str
@@ -65,6 +82,12 @@ class ServiceProcess:
     restarts: int = 0
     next_start: float = 0.0
     extra_env: dict[str, str] = field(default_factory=dict)
+    scheme: str = "grpc"
+    port_variable: str = "KOZYR_GRPC_PORT"
+    serving: Callable[[int], bool] = grpc_serving
+    uses_nats: bool = True
+    """A NATS user of its own in the embedded server (the web edge has none: it only
+    forwards calls to the services)."""
 
     @property
     def available(self) -> bool:
@@ -82,6 +105,21 @@ SERVICES = (
     ),
     ServiceProcess("bots", "kozyr.bots", int(os.environ.get("KOZYR_BOTS_PORT", "50053"))),
     ServiceProcess("clock", "kozyr.clock", int(os.environ.get("KOZYR_CLOCK_PORT", "50054"))),
+    ServiceProcess(
+        "webedge",
+        "kozyr.webedge",
+        int(os.environ.get("KOZYR_WEBEDGE_PORT", "8080")),
+        scheme="http",
+        port_variable="KOZYR_WEBEDGE_PORT",
+        serving=http_serving,
+        uses_nats=False,
+        extra_env={
+            # pages a developer serves on this machine, on any port (docs/api.md)
+            "KOZYR_WEBEDGE_ALLOWED_ORIGINS": os.environ.get(
+                "KOZYR_WEBEDGE_ALLOWED_ORIGINS", "http://127.0.0.1:*,http://localhost:*"
+            )
+        },
+    ),
 )
 
 
@@ -100,7 +138,8 @@ def write_nats_config(
     data_dir: Path, services: list[ServiceProcess]
 ) -> tuple[Path, dict[str, str]]:
     """The embedded NATS's configuration: one user per service, and the admin."""
-    passwords = nats_passwords(data_dir, [*(s.name for s in services), ADMIN_USER])
+    users = [s.name for s in services if s.uses_nats]
+    passwords = nats_passwords(data_dir, [*users, ADMIN_USER])
     root = os.environ.get("KOZYR_SUBJECT_ROOT", "kozyr")
     path = data_dir / NATS_CONFIG_FILE
     path.write_text(server_config(passwords, root, anonymous_admin=True))
@@ -205,7 +244,7 @@ class Supervisor:
         env = {
             **self.env,
             **svc.extra_env,
-            "KOZYR_GRPC_PORT": str(svc.port),
+            svc.port_variable: str(svc.port),
             "KOZYR_SERVICE_NAME": svc.name,
         }
         svc.proc = subprocess.Popen(
@@ -233,7 +272,7 @@ class Supervisor:
     def _await_serving(self, on_ready: Callable[[], None]) -> None:
         """Ask each service not yet serving; `on_ready` once none is left, meanwhile a
         line every STILL_WAITING_SECONDS naming those still awaited."""
-        self.pending = [s for s in self.pending if not health.serving(f"127.0.0.1:{s.port}")]
+        self.pending = [s for s in self.pending if not s.serving(s.port)]
         now = time.monotonic()
         if not self.pending:
             on_ready()
@@ -322,7 +361,7 @@ def banner(
         f"              {_shown(databases.matchmaking)}   (matchmaking's own)",
         *nats_lines(infra.nats_url, infra.sources["nats"], bool(infra.nats), data_dir),
     ]
-    lines += [f"  {s.name:<11} grpc://127.0.0.1:{s.port}" for s in services]
+    lines += [f"  {s.name:<11} {s.scheme}://127.0.0.1:{s.port}" for s in services]
     if not services:
         lines.append("  (no service is built yet: only the infrastructure runs)")
     lines.append(f"  data        {data_dir}   (KOZYR_DATA_DIR; kept between runs)")
@@ -346,7 +385,7 @@ def main() -> int:
             if svc.name in owned:
                 svc.extra_env["KOZYR_DATABASE_URL"] = owned[svc.name]
         if infra.nats is not None:  # our embedded server: each service as its own user
-            for svc in services:
+            for svc in (s for s in services if s.uses_nats):
                 svc.extra_env["KOZYR_NATS_URL"] = nats_url_for(
                     infra.nats_url, svc.name, passwords[svc.name]
                 )

@@ -14,6 +14,7 @@ import signal
 import subprocess
 import sys
 import time
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -47,7 +48,8 @@ class DevStack:
         self.log = checkout / "make-run.log"
         env = _without_kozyr_variables()
         self.ports = {name: free_port() for name in ("table", "matchmaking", "bots", "clock")}
-        for name, port in self.ports.items():  # not the usual 5005x
+        self.web_port = free_port()
+        for name, port in {**self.ports, "webedge": self.web_port}.items():  # not the usual
             env[f"KOZYR_{name.upper()}_PORT"] = str(port)
         # Embedded servers, as on a machine without Docker: where an engine answers (CI
         # starts one), `make run` would take testcontainers' instead (kozyr.infra).
@@ -146,7 +148,11 @@ def test_kozyr_commands_find_make_run_from_a_sub_folder(dev_stack: DevStack) -> 
     banner = next(line for line in log.splitlines() if line.strip().startswith("PostgreSQL"))
     ready = next(line for line in log.splitlines() if "table service ready" in line)
     assert written["database_url"] in banner
-    assert "waiting for table, matchmaking, bots and clock to serve" in log
+    assert "waiting for table, matchmaking, bots, clock and webedge to serve" in log
+    assert f"webedge     http://127.0.0.1:{dev_stack.web_port}" in log
+    assert written["targets"]["webedge"] == f"127.0.0.1:{dev_stack.web_port}"
+    with urllib.request.urlopen(f"http://127.0.0.1:{dev_stack.web_port}/healthz") as edge:
+        assert edge.status == 200, "the web edge serves once the banner is out"
     data = next(line for line in log.splitlines() if line.strip().startswith("data "))
     assert str(dev_stack.checkout / ".kozyr") in data, "the banner names the data folder"
     assert written["database_url"] in ready, "the banner and the log name one database"

@@ -116,6 +116,7 @@ class Settings(BaseSettings):
     table_target: str | None = Field(None, description="host:port of the table service.")
     matchmaking_target: str | None = Field(None, description="host:port of matchmaking.")
     clock_target: str | None = Field(None, description="host:port of the clock service.")
+    bots_target: str | None = Field(None, description="host:port of the bots service.")
 
     jwt_algorithm: JwtAlgorithm = "HS256"
     jwt_key: SecretStr | None = Field(
@@ -242,6 +243,22 @@ class Settings(BaseSettings):
         "events, the table service's answers) to this file as JSON lines, so a test can "
         "check that no hidden card reached it. Unset in production.",
     )
+    webedge_host: str = Field(
+        "0.0.0.0", min_length=1, description="The web edge: the address its HTTP server binds."
+    )
+    webedge_port: int = Field(
+        8080,
+        ge=0,
+        le=65535,
+        description="The web edge: its HTTP port for gRPC-Web calls (0 picks a free one).",
+    )
+    webedge_allowed_origins: str | None = Field(
+        None,
+        description="The web edge: comma-separated origins whose pages may call it "
+        "(https://play.example.com; `http://127.0.0.1:*` for any port of a host; `*` for "
+        'any origin). Unset: no cross-origin page may (docs/api.md, "Calling kozyr from '
+        'a browser").',
+    )
     livekit_url: str | None = Field(None, description="The LiveKit server clients join (wss://).")
     livekit_api_key: str | None = Field(None, description="LiveKit API key (token issuer).")
     livekit_api_secret: SecretStr | None = Field(None, description="LiveKit API secret.")
@@ -293,7 +310,7 @@ class Settings(BaseSettings):
             )
         return self
 
-    @field_validator("table_target", "matchmaking_target", "clock_target")
+    @field_validator("table_target", "matchmaking_target", "clock_target", "bots_target")
     @classmethod
     def _check_target(cls, value: str | None) -> str | None:
         if value is not None:
