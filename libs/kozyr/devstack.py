@@ -120,6 +120,21 @@ SERVICES = (
             )
         },
     ),
+    ServiceProcess(
+        "webtable",
+        "kozyr.webtable",
+        int(os.environ.get("KOZYR_WEBTABLE_PORT", "8090")),
+        scheme="http",
+        port_variable="KOZYR_WEBTABLE_PORT",
+        serving=http_serving,
+        uses_nats=False,
+        extra_env={
+            # the page calls the edge on its own host (clients/web/README.md) and lets
+            # anyone log in with a name: a developer's machine only
+            "KOZYR_WEBEDGE_PORT": os.environ.get("KOZYR_WEBEDGE_PORT", "8080"),
+            "KOZYR_WEBTABLE_DEV_LOGIN": "true",
+        },
+    ),
 )
 
 
@@ -365,6 +380,9 @@ def banner(
     if not services:
         lines.append("  (no service is built yet: only the infrastructure runs)")
     lines.append(f"  data        {data_dir}   (KOZYR_DATA_DIR; kept between runs)")
+    page = next((s for s in services if s.name == "webtable"), None)
+    if page is not None:
+        lines += ["", f"Play in a browser: http://127.0.0.1:{page.port}/ (log in with any name)"]
     lines += ["", "Demo tokens (valid 24 h; `kozyr token --help` mints more):"]
     for subject, role in (("alice", Role.PLAYER), ("admin", Role.ADMIN), ("dev", Role.SERVICE)):
         token = mint_token(subject, role, key=jwt_key, ttl=timedelta(hours=24))

@@ -259,6 +259,28 @@ class Settings(BaseSettings):
         'any origin). Unset: no cross-origin page may (docs/api.md, "Calling kozyr from '
         'a browser").',
     )
+    webtable_host: str = Field(
+        "0.0.0.0", min_length=1, description="The web table page's server: the address it binds."
+    )
+    webtable_port: int = Field(
+        8090, ge=0, le=65535, description="The web table page's HTTP port (0 picks a free one)."
+    )
+    webtable_edge_url: str | None = Field(
+        None,
+        description="The gRPC-Web edge as the page's browser reaches it "
+        "(https://edge.example.com). Unset: the page's own host on KOZYR_WEBEDGE_PORT.",
+    )
+    webtable_dev_login: bool = Field(
+        False,
+        description="The web table page mints a player token for any name typed in "
+        "(`POST /dev/token`, signed with the deployment's key): `make run` only, never in "
+        "production, where players bring tokens of the deployment's own login.",
+    )
+    webtable_root: str | None = Field(
+        None,
+        description="The folder of the built page (default: clients/web/dist/page of the "
+        "checkout, which `make install` builds).",
+    )
     livekit_url: str | None = Field(None, description="The LiveKit server clients join (wss://).")
     livekit_api_key: str | None = Field(None, description="LiveKit API key (token issuer).")
     livekit_api_secret: SecretStr | None = Field(None, description="LiveKit API secret.")

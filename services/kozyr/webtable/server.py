@@ -1,0 +1,141 @@
+"""The page server: static files of the built page, its configuration, dev tokens.
+
+* `GET /` and the page's files, from `KOZYR_WEBTABLE_ROOT` (the checkout's
+  clients/web/dist/page by default) — a missing build is a 503 that says to run
+  `make install`, not an empty page;
+* `GET /config.json`: `{"edgeUrl": …}` or `{"edgePort": …}` (the page then calls its
+  own host on that port) and `{"devLogin": true|false}`;
+* `POST /dev/token` `{"player": "ana"}` → `{"player": "ana", "token": "eyJ…"}`, a
+  player token for 12 hours signed with the deployment's key — only with
+  `KOZYR_WEBTABLE_DEV_LOGIN=true` (`make run` sets it): anyone who reaches the page
+  may then play as anyone, which is what a developer's machine wants and nothing else;
+* `GET /healthz`: 200 once serving (`make run` waits for it).
+
+Every answer forbids framing and sniffing; the page's Content-Security-Policy lets
+it load its own files only and call the edge only.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import timedelta
+from pathlib import Path
+
+from aiohttp import web
+
+from kozyr.runtime import Settings
+from kozyr.runtime.auth import Role, TokenMinter
+from kozyr.webtable import texts
+
+DEV_TOKEN_TTL = timedelta(hours=12)
+PLAYER_NAME = re.compile(r"[A-Za-z0-9._-]{1,64}")
+"""A development name: what `kozyr token` and the tests use as player ids."""
+MAX_BODY_BYTES = 4096
+REPO_ROOT = Path(__file__).resolve().parents[3]
+DEFAULT_ROOT = REPO_ROOT / "clients" / "web" / "dist" / "page"
+FILES = {"app.js", "app.js.map", "style.css", "index.html"}
+TYPES = {".js": "text/javascript", ".map": "application/json", ".css": "text/css",
+         ".html": "text/html"}  # fmt: skip
+
+
+def language_of(request: web.Request) -> str:
+    """The first of en/ro/it the request's Accept-Language names (English otherwise)."""
+    for part in request.headers.get("accept-language", "").split(","):
+        prefix = part.strip().lower()[:2]
+        if prefix in ("en", "ro", "it"):
+            return prefix
+    return "en"
+
+
+def refusal(status: int, messages: texts.Mapping[str, str]) -> web.Response:
+    """A JSON refusal with its texts in every language (the page picks its own)."""
+    return web.json_response({"error": dict(messages)}, status=status)
+
+
+class PageServer:
+    """The page's HTTP app, over `settings` (KOZYR_WEBTABLE_*, KOZYR_WEBEDGE_PORT)."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.root = Path(settings.webtable_root) if settings.webtable_root else DEFAULT_ROOT
+        self.minter: TokenMinter | None = (
+            settings.token_minter() if settings.webtable_dev_login else None
+        )
+
+    def app(self) -> web.Application:
+        app = web.Application(client_max_size=MAX_BODY_BYTES, middlewares=[self._headers])
+        app.add_routes(
+            [
+                web.get("/", self.index),
+                web.get("/config.json", self.config),
+                web.post("/dev/token", self.dev_token),
+                web.get("/healthz", self.healthz),
+                web.get("/{name}", self.file),
+            ]
+        )
+        return app
+
+    def edge_origin(self, request: web.Request) -> str:
+        """The edge as this request's browser reaches it (for the page's CSP)."""
+        if self.settings.webtable_edge_url:
+            return self.settings.webtable_edge_url.rstrip("/")
+        host = request.url.host or "127.0.0.1"
+        return f"{request.url.scheme}://{host}:{self.settings.webedge_port}"
+
+    @web.middleware
+    async def _headers(self, request: web.Request, handler: web.Handler) -> web.StreamResponse:
+        response = await handler(request)
+        response.headers["X-Content-Type-Options"] = "nosniff"
+        response.headers["X-Frame-Options"] = "DENY"
+        response.headers["Referrer-Policy"] = "no-referrer"
+        response.headers["Cache-Control"] = "no-cache"
+        response.headers["Content-Security-Policy"] = (
+            f"default-src 'self'; connect-src 'self' {self.edge_origin(request)}; "
+            "img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
+        )
+        return response
+
+    async def index(self, request: web.Request) -> web.StreamResponse:
+        return self._serve("index.html")
+
+    async def file(self, request: web.Request) -> web.StreamResponse:
+        name = request.match_info["name"]
+        if name not in FILES:
+            raise web.HTTPNotFound()
+        return self._serve(name)
+
+    def _serve(self, name: str) -> web.StreamResponse:
+        path = self.root / name
+        if not path.is_file():
+            return web.Response(
+                status=503,
+                text=f"the web page is not built ({path} is missing): run `make install`\n",
+            )
+        return web.Response(body=path.read_bytes(), content_type=TYPES[path.suffix])
+
+    async def config(self, request: web.Request) -> web.Response:
+        edge: dict[str, object] = (
+            {"edgeUrl": self.settings.webtable_edge_url}
+            if self.settings.webtable_edge_url
+            else {"edgePort": self.settings.webedge_port}
+        )
+        return web.json_response({**edge, "devLogin": self.minter is not None})
+
+    async def dev_token(self, request: web.Request) -> web.Response:
+        if self.minter is None:
+            return refusal(404, texts.NO_DEV_LOGIN)
+        try:
+            body = json.loads(await request.read() or b"null")
+        except (ValueError, web.HTTPRequestEntityTooLarge):
+            return refusal(400, texts.BAD_REQUEST)
+        player = body.get("player") if isinstance(body, dict) else None
+        if not isinstance(player, str):
+            return refusal(400, texts.BAD_REQUEST)
+        if not PLAYER_NAME.fullmatch(player):
+            return refusal(400, texts.BAD_NAME)
+        token = self.minter.mint(player, Role.PLAYER, ttl=DEV_TOKEN_TTL)
+        return web.json_response({"player": player, "token": token})
+
+    async def healthz(self, request: web.Request) -> web.Response:
+        return web.Response(text="ok\n")
