@@ -348,6 +348,12 @@ function render(): void {
     const own = view.gameView.value.signals.find((row) => row.seat === view.seat);
     byId("signal-three").setAttribute("aria-pressed", String(own?.threeSet ?? false));
     byId("signal-five").setAttribute("aria-pressed", String(own?.fiveSet ?? false));
+    // the view lists a toggle only where it is true (or set): the others are refused
+    const legal = new Set(view.legalActions.flatMap((a) => (a.action.case === "toggleSignal" ? [a.action.value.signal] : [])));
+    for (const [id, signal] of [["signal-three", Signal.THREE_SET], ["signal-five", Signal.FIVE_SET]] as const) {
+      byId(id).dataset["legal"] = String(legal.has(signal));
+      byId(id).classList.toggle("playable", legal.has(signal));
+    }
   }
   byId("hint").hidden = !(view.hintsAllowed && myTurn(view));
 }

@@ -1,0 +1,190 @@
+"""The web table in a real browser against the real stack: table, matchmaking and bots
+processes (real PostgreSQL and NATS), the gRPC-Web edge (`kozyr.webedge`) and the page
+server (`kozyr.webtable`) as processes, and Debian's Chromium driven by npm's
+playwright-core (clients/web/test/browser/drive.mjs). Skipped, with the reason, where
+node, Chromium or the built page (`make install`) is missing."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import shutil
+import subprocess
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar
+
+import pytest
+
+from kozyr.client import TableClient
+from kozyr.infra import free_port
+from kozyr.runtime.auth import Role
+from tests.e2e.conftest import START_TIMEOUT, ServiceDied, TableServiceProcess, service_env
+from tests.e2e.leaks import LoggedEvent, Seen, find_leaks, logged_events, seen_refusal
+from tests.e2e.matchmaking.conftest import MatchmakingStack
+from tests.e2e.matchmaking.conftest import mm_stack as mm_stack
+from tests.support.tables import token
+
+REPO = Path(__file__).resolve().parents[3]
+WEB = REPO / "clients" / "web"
+DRIVER = WEB / "test" / "browser" / "drive.mjs"
+CHROMIUM = Path("/usr/bin/chromium")
+DRIVE_TIMEOUT = 150.0
+TABLE_METHODS = frozenset(
+    f"kozyr.table.v1.TableService/{m}" for m in ("GetTable", "WatchTable", "SubmitAction")
+)
+
+
+def missing_browser_parts() -> str | None:
+    """Why the browser tests cannot run here (None: they can)."""
+    if shutil.which("node") is None:
+        return "node is not installed (the web client and its browser tests need Node.js 20+)"
+    if not CHROMIUM.exists():
+        return f"{CHROMIUM} is missing (`make install` installs Debian's chromium)"
+    if not (WEB / "node_modules" / "playwright-core").is_dir():
+        return "clients/web/node_modules is missing: run `make install`"
+    if not (WEB / "dist" / "page" / "app.js").is_file():
+        return "the web page is not built (clients/web/dist/page): run `make install`"
+    return None
+
+
+class HttpServiceProcess(TableServiceProcess):
+    """A process that serves HTTP: ready once its `/healthz` answers 200."""
+
+    async def _wait_serving(self) -> None:
+        url = f"http://127.0.0.1:{self.port}/healthz"
+        async with asyncio.timeout(START_TIMEOUT):
+            while True:
+                if not self.running:
+                    raise ServiceDied(f"{self.module} exited while starting:\n{self.log_tail()}")
+                with contextlib.suppress(OSError, urllib.error.URLError):
+                    if await asyncio.to_thread(_answers, url):
+                        return
+                await asyncio.sleep(0.05)
+
+
+def _answers(url: str) -> bool:
+    with urllib.request.urlopen(url, timeout=1) as answer:
+        return bool(answer.status == 200)
+
+
+class WebEdgeProcess(HttpServiceProcess):
+    module: ClassVar[str] = "kozyr.webedge"
+
+
+class PageProcess(HttpServiceProcess):
+    module: ClassVar[str] = "kozyr.webtable"
+
+
+@dataclass
+class WebStack:
+    """The stack behind the page, and where the page is."""
+
+    mm: MatchmakingStack
+    edge: WebEdgeProcess
+    page: PageProcess
+
+    @property
+    def page_url(self) -> str:
+        return f"http://127.0.0.1:{self.page.port}/"
+
+    async def admin_history(self, table_id: str) -> list[LoggedEvent]:
+        async with TableClient(self.mm.table.target, token("admin", Role.ADMIN)) as admin:
+            return logged_events(await admin.history(table_id))
+
+
+@pytest.fixture
+async def web_stack(mm_stack: MatchmakingStack) -> WebStack:
+    reason = missing_browser_parts()
+    if reason:
+        pytest.skip(reason)
+    replica = await mm_stack.start_matchmaking()
+    bots = await mm_stack.start_bots()
+    table = mm_stack.table
+    edge_port, page_port = free_port(), free_port()
+    env = service_env(table.database_url, table.nats_url, table.subject_root, free_port())
+    env.update(
+        KOZYR_TABLE_TARGET=table.target,
+        KOZYR_MATCHMAKING_TARGET=replica.target,
+        KOZYR_BOTS_TARGET=bots.target,
+        KOZYR_WEBEDGE_HOST="127.0.0.1",
+        KOZYR_WEBEDGE_PORT=str(edge_port),
+        KOZYR_WEBEDGE_ALLOWED_ORIGINS=f"http://127.0.0.1:{page_port}",
+        KOZYR_WEBTABLE_HOST="127.0.0.1",
+        KOZYR_WEBTABLE_PORT=str(page_port),
+        KOZYR_WEBTABLE_DEV_LOGIN="true",
+    )
+    edge = WebEdgeProcess(env, edge_port, mm_stack.log_dir / "webedge.log")
+    page = PageProcess(env, page_port, mm_stack.log_dir / "webtable.log")
+    mm_stack.others += [edge, page]
+    await edge.start()
+    await page.start()
+    return WebStack(mm_stack, edge, page)
+
+
+async def drive(
+    stack: WebStack, scenario: str, tmp_path: Path, **args: Any
+) -> dict[str, Any]:
+    """Run one scenario of drive.mjs in Chromium; its OUT.json. Screenshots are kept in
+    `tmp_path/shots` (the path is printed: pytest -s shows it)."""
+    shots = tmp_path / "shots"
+    shots.mkdir()
+    given = {"pageUrl": stack.page_url, "shots": str(shots), "chromium": str(CHROMIUM), **args}
+    args_path, out_path = tmp_path / "args.json", tmp_path / "out.json"
+    args_path.write_text(json.dumps(given))
+    process = await asyncio.create_subprocess_exec(
+        "node", str(DRIVER), scenario, str(args_path), str(out_path),
+        cwd=WEB, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+    )  # fmt: skip
+    try:
+        async with asyncio.timeout(DRIVE_TIMEOUT):
+            output, _ = await process.communicate()
+    except TimeoutError:
+        process.kill()
+        await process.wait()
+        raise
+    print(f"screenshots of {scenario}: {shots}")
+    out: dict[str, Any] = json.loads(out_path.read_text()) if out_path.exists() else {}
+    assert process.returncode == 0, (
+        f"{scenario} failed: {output.decode()[-3000:]}\nsteps: {out.get('steps')}\n"
+        f"table: {out.get('failureTable')}\nstatus: {out.get('failureStatus')}\n"
+        f"screenshots: {out.get('shots')}"
+    )
+    assert out["consoleErrors"] == [], out["consoleErrors"]
+    return out
+
+
+def seen_by_page(received: list[dict[str, Any]]) -> tuple[int | None, list[Seen]]:
+    """Everything the page's client received, as the leak checker reads it: the views
+    of GetTable, WatchTable and SubmitAction answers; every other answer (hints,
+    matchmaking, heartbeats) and every error's texts as free data at the version the
+    page showed then. And the seat the views are for."""
+    seen: list[Seen] = []
+    seat: int | None = None
+    for number, item in enumerate(received):
+        where = f"#{number} {item['method']}"
+        shown = int(item["shownVersion"])
+        if "error" in item:
+            error = item["error"]
+            seen.append(seen_refusal(shown, list(error["messages"].values()), error.get("reason")))
+        elif item["method"] in TABLE_METHODS and "view" in item["message"]:
+            view = item["message"]["view"]
+            seat = view.get("seat", seat)
+            seen.append(Seen("view", int(view["version"]), view, where))
+        else:
+            seen.append(Seen("refusal", shown, item["message"], where))
+    return seat, seen
+
+
+async def leaks_seen_by_page(
+    stack: WebStack, game: str, table_id: str, received: list[dict[str, Any]]
+) -> tuple[list[str], int]:
+    """The leak checker over every message the page received; (problems, views)."""
+    seat, seen = seen_by_page(received)
+    assert seat is not None, "the page received no view of its seat"
+    admin = await stack.admin_history(table_id)
+    views = sum(1 for s in seen if s.kind == "view")
+    return find_leaks(game, admin, seat, seen), views

@@ -1,0 +1,71 @@
+"""The web table page in Chromium, clicked as a person would, against the real stack
+through the gRPC-Web edge: a whole 3-5-8 game against two computers, a refusal in
+Romanian and a reload that resumes the table, a Khözör seat's signal and move — and
+the leak checker over every message the page received."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.leaks import KHOZOR_TEAMS, THREE_FIVE_EIGHT
+from tests.e2e.web.conftest import WebStack, drive, leaks_seen_by_page
+
+pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("web")]
+
+
+async def test_whole_358_game_by_clicking(web_stack: WebStack, tmp_path: Path) -> None:
+    out = await drive(web_stack, "game358", tmp_path, player="ana", stepMs=30_000)
+    assert out["turnLine"] == "GAME OVER"
+    assert "place" in out["result"] and out["result"].count("points") == 3, out["result"]
+    # every kind of decision was clicked: contracts, cards (plays or gives), discards
+    assert out["kinds"].get("card", 0) > 50, out["kinds"]
+    assert out["kinds"].get("move", 0) >= 6, out["kinds"]
+    problems, views = await leaks_seen_by_page(
+        web_stack, THREE_FIVE_EIGHT, out["tableId"], out["received"]
+    )
+    assert views > out["clicks"], "the page's watch delivered fewer views than it made moves"
+    assert problems == []
+    assert all(Path(shot).stat().st_size > 10_000 for shot in out["shots"]), out["shots"]
+
+
+async def test_refusal_in_romanian_and_reload_resumes(web_stack: WebStack, tmp_path: Path) -> None:
+    out = await drive(web_stack, "refusalReload", tmp_path, player="bogdan")
+    refusal = out["refusal"]
+    errors = [r["error"] for r in out["received"] if "error" in r]
+    assert errors, "the page received no refusal"
+    said = errors[0]
+    assert out["lang"] == "ro"
+    assert refusal["reason"] == said["reason"]
+    assert refusal["text"] == said["messages"]["ro"] != said["messages"]["en"]
+    if said["reason"] == "NOT_YOUR_TURN":
+        assert refusal["text"] == "Nu este rândul tău."
+    assert out["turnLineRo"].startswith(("RÂNDUL TĂU", "Se așteaptă")), out["turnLineRo"]
+    before, after = out["before"], out["after"]
+    assert after["tableId"] == before["tableId"] == out["tableId"]
+    assert int(after["version"]) >= int(before["version"])
+    assert out["afterHand"] > 0
+    if "afterReloadMove" in out:  # the reloaded page plays on
+        assert int(out["final"]["version"]) > int(after["version"])
+    problems, _ = await leaks_seen_by_page(
+        web_stack, THREE_FIVE_EIGHT, out["tableId"], out["received"]
+    )
+    assert problems == []
+
+
+async def test_khozor_signal_and_move(web_stack: WebStack, tmp_path: Path) -> None:
+    out = await drive(web_stack, "khozor", tmp_path, player="chiara")
+    if "falseSignal" in out:  # a signal the hand does not hold, explained in Italian
+        assert out["falseSignal"]["reason"] == "SIGNAL_NOT_TRUE"
+        assert out["falseSignal"]["text"] == "La tua mano non contiene una combinazione simile."
+    assert out["signalStatus"]["kind"] != "error", out["signalStatus"]
+    shown = "set da 3" if out["signal"] == "signal-three" else "set da 5"
+    assert any(row.startswith("chiara (tu):") and shown in row for row in out["teamSignals"])
+    assert out["moves"], "no move was offered on the seat's turn"
+    assert int(out["turnAfter"]["turnNumber"]) > int(out["turnBefore"]["turnNumber"])
+    problems, views = await leaks_seen_by_page(
+        web_stack, KHOZOR_TEAMS, out["tableId"], out["received"]
+    )
+    assert views > 2
+    assert problems == []
