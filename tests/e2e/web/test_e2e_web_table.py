@@ -5,25 +5,47 @@ the leak checker over every message the page received."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.e2e.leaks import KHOZOR_TEAMS, THREE_FIVE_EIGHT
-from tests.e2e.web.conftest import WebStack, drive, leaks_seen_by_page
+from tests.e2e.web.conftest import WebStack, drive, leaks_seen_by_page, near_end_358
 
 pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("web")]
 
 
+WHOLE_GAME = "KOZYR_WEB_WHOLE_GAME"
+
+
+async def test_358_game_end_by_clicking(web_stack: WebStack, tmp_path: Path) -> None:
+    """The last deals of a game (the first ones played in-process: a whole game of
+    ~300 clicks takes ~70 s, too long for `make test`; WHOLE_GAME=1 runs the next test),
+    each decision clicked — contracts, gives, discards, cards — to the final result."""
+    table_id = await near_end_358(web_stack, "ana")
+    out = await drive(web_stack, "game358", tmp_path, player="ana", tableId=table_id)
+    await assert_game_played(web_stack, out, min_cards=20)
+
+
+@pytest.mark.skipif(
+    os.environ.get(WHOLE_GAME) != "1", reason=f"a whole game takes ~70 s: set {WHOLE_GAME}=1"
+)
 async def test_whole_358_game_by_clicking(web_stack: WebStack, tmp_path: Path) -> None:
-    out = await drive(web_stack, "game358", tmp_path, player="ana", stepMs=30_000)
+    """A private table opened from the lobby, played from the first deal to the end."""
+    out = await drive(web_stack, "game358", tmp_path, player="ana")
+    await assert_game_played(web_stack, out, min_cards=200)
+
+
+async def assert_game_played(stack: WebStack, out: dict[str, Any], min_cards: int) -> None:
     assert out["turnLine"] == "GAME OVER"
     assert "place" in out["result"] and out["result"].count("points") == 3, out["result"]
-    # every kind of decision was clicked: contracts, cards (plays or gives), discards
-    assert out["kinds"].get("card", 0) > 50, out["kinds"]
-    assert out["kinds"].get("move", 0) >= 6, out["kinds"]
+    # cards clicked in the hand, and the listed moves (contracts, discards) clicked
+    assert out["kinds"].get("card", 0) >= min_cards, out["kinds"]
+    assert out["kinds"].get("move", 0) >= 1, out["kinds"]
     problems, views = await leaks_seen_by_page(
-        web_stack, THREE_FIVE_EIGHT, out["tableId"], out["received"]
+        stack, THREE_FIVE_EIGHT, out["tableId"], out["received"]
     )
     assert views > out["clicks"], "the page's watch delivered fewer views than it made moves"
     assert problems == []

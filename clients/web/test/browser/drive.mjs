@@ -50,13 +50,21 @@ async function logIn(page, player, lang) {
 }
 
 async function openPrivate(page, game) {
-  await page.check(`input[name=game][value=${game}]`);
+  await page.check(`input[name="game"][value="${game}"]`);
   await page.selectOption("#level", "1");
   await page.click("#private");
   await page.waitForSelector("#table[data-version]", { timeout: STEP_MS });
   const shown = await table(page);
   out.tableId = shown.tableId;
   note(`table ${shown.tableId} at v${shown.version}`);
+}
+
+async function openById(page, tableId) {
+  await page.getByLabel("Open a table by its id").fill(tableId);
+  await page.keyboard.press("Enter");
+  await page.waitForSelector("#table[data-version]", { timeout: STEP_MS });
+  out.tableId = (await table(page)).tableId;
+  note(`table ${tableId} opened by its id at v${(await table(page)).version}`);
 }
 
 /** Wait until it is this seat's turn or the game is over; false when over. */
@@ -94,10 +102,13 @@ async function clickMove(page) {
 }
 
 const scenarios = {
-  /** A whole 3-5-8 game against two computers, every move a click. */
+  /** A 3-5-8 game played to its end against two computers, every move a click: a
+   * private table from the lobby (the whole game), or `args.tableId` opened by its id
+   * (a table a few deals from its end). */
   async game358(page) {
     await logIn(page, args.player, "en");
-    await openPrivate(page, "358");
+    if (args.tableId) await openById(page, args.tableId);
+    else await openPrivate(page, "358");
     let clicks = 0;
     const kinds = {};
     while (await awaitTurn(page)) {
@@ -107,6 +118,7 @@ const scenarios = {
       kinds[kind] = (kinds[kind] ?? 0) + 1;
       clicks += 1;
       if (clicks === 40) await shot(page, "mid-game");
+      if (clicks % 50 === 0) note(`${clicks} clicks, v${(await table(page)).version}`);
     }
     note(`game over after ${clicks} clicks`);
     await shot(page, "game-over");
