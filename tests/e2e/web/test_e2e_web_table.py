@@ -55,7 +55,8 @@ async def assert_game_played(stack: WebStack, out: dict[str, Any], min_cards: in
 async def test_refusal_in_romanian_and_reload_resumes(web_stack: WebStack, tmp_path: Path) -> None:
     out = await drive(web_stack, "refusalReload", tmp_path, player="bogdan")
     refusal = out["refusal"]
-    errors = [r["error"] for r in out["received"] if "error" in r]
+    submitted = "kozyr.table.v1.TableService/SubmitAction"
+    errors = [r["error"] for r in out["received"] if "error" in r and r["method"] == submitted]
     assert errors, "the page received no refusal"
     said = errors[0]
     assert out["lang"] == "ro"

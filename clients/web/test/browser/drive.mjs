@@ -133,11 +133,16 @@ const scenarios = {
   async refusalReload(page) {
     await logIn(page, args.player, "ro");
     await openPrivate(page, "358");
-    await page.waitForSelector("#hand .card", { timeout: STEP_MS });
-    // a card clicked at once: out of turn, or in the contract phase — refused either way
-    const card = page.locator("#hand .card").last();
-    out.clicked = await card.getAttribute("data-card");
-    await card.click();
+    // on its turn the table waits for the seat: a card no listed move plays (any card
+    // while a contract is chosen, an off-suit one …) is refused, whatever the computers do
+    const unplayable = page.locator("#hand .card:not(.playable)");
+    for (let moves = 0; ; moves++) {
+      if (!(await awaitTurn(page)) || moves > 40) throw new Error("no card to refuse");
+      if (await unplayable.count()) break;
+      await clickMove(page);
+    }
+    out.clicked = await unplayable.first().getAttribute("data-card");
+    await unplayable.first().click();
     await page.waitForSelector('#status[data-kind="error"]', { timeout: STEP_MS });
     out.refusal = await status(page);
     out.lang = await page.evaluate(() => document.documentElement.lang);
