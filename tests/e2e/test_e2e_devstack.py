@@ -49,7 +49,9 @@ class DevStack:
         env = _without_kozyr_variables()
         self.ports = {name: free_port() for name in ("table", "matchmaking", "bots", "clock")}
         self.web_port = free_port()
-        for name, port in {**self.ports, "webedge": self.web_port}.items():  # not the usual
+        self.page_port = free_port()
+        http = {"webedge": self.web_port, "webtable": self.page_port}
+        for name, port in {**self.ports, **http}.items():  # not the usual
             env[f"KOZYR_{name.upper()}_PORT"] = str(port)
         # Embedded servers, as on a machine without Docker: where an engine answers (CI
         # starts one), `make run` would take testcontainers' instead (kozyr.infra).
@@ -148,11 +150,15 @@ def test_kozyr_commands_find_make_run_from_a_sub_folder(dev_stack: DevStack) -> 
     banner = next(line for line in log.splitlines() if line.strip().startswith("PostgreSQL"))
     ready = next(line for line in log.splitlines() if "table service ready" in line)
     assert written["database_url"] in banner
-    assert "waiting for table, matchmaking, bots, clock and webedge to serve" in log
+    assert "waiting for table, matchmaking, bots, clock, webedge and webtable to serve" in log
     assert f"webedge     http://127.0.0.1:{dev_stack.web_port}" in log
     assert written["targets"]["webedge"] == f"127.0.0.1:{dev_stack.web_port}"
     with urllib.request.urlopen(f"http://127.0.0.1:{dev_stack.web_port}/healthz") as edge:
         assert edge.status == 200, "the web edge serves once the banner is out"
+    assert f"Play in a browser: http://127.0.0.1:{dev_stack.page_port}/" in log
+    page_config = f"http://127.0.0.1:{dev_stack.page_port}/config.json"
+    with urllib.request.urlopen(page_config) as page:
+        assert json.loads(page.read()) == {"edgePort": dev_stack.web_port, "devLogin": True}
     data = next(line for line in log.splitlines() if line.strip().startswith("data "))
     assert str(dev_stack.checkout / ".kozyr") in data, "the banner names the data folder"
     assert written["database_url"] in ready, "the banner and the log name one database"

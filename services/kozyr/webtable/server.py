@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Awaitable, Callable, Mapping
 from datetime import timedelta
 from pathlib import Path
 
@@ -48,7 +49,7 @@ def language_of(request: web.Request) -> str:
     return "en"
 
 
-def refusal(status: int, messages: texts.Mapping[str, str]) -> web.Response:
+def refusal(status: int, messages: Mapping[str, str]) -> web.Response:
     """A JSON refusal with its texts in every language (the page picks its own)."""
     return web.json_response({"error": dict(messages)}, status=status)
 
@@ -84,7 +85,9 @@ class PageServer:
         return f"{request.url.scheme}://{host}:{self.settings.webedge_port}"
 
     @web.middleware
-    async def _headers(self, request: web.Request, handler: web.Handler) -> web.StreamResponse:
+    async def _headers(
+        self, request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
+    ) -> web.StreamResponse:
         response = await handler(request)
         response.headers["X-Content-Type-Options"] = "nosniff"
         response.headers["X-Frame-Options"] = "DENY"

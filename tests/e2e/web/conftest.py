@@ -126,9 +126,7 @@ async def web_stack(mm_stack: MatchmakingStack) -> WebStack:
     return WebStack(mm_stack, edge, page)
 
 
-async def drive(
-    stack: WebStack, scenario: str, tmp_path: Path, **args: Any
-) -> dict[str, Any]:
+async def drive(stack: WebStack, scenario: str, tmp_path: Path, **args: Any) -> dict[str, Any]:
     """Run one scenario of drive.mjs in Chromium; its OUT.json. Screenshots are kept in
     `tmp_path/shots` (the path is printed: pytest -s shows it)."""
     shots = tmp_path / "shots"

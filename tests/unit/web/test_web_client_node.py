@@ -31,4 +31,5 @@ def test_web_client_unit_tests_pass() -> None:
     )
     assert run.returncode == 0, run.stdout[-6000:] + run.stderr[-2000:]
     passed = re.search(r"^# pass (\d+)$", run.stdout, re.MULTILINE)
-    assert passed and int(passed.group(1)) >= 20, run.stdout[-2000:]
+    assert passed, run.stdout[-2000:]
+    assert int(passed.group(1)) >= 20, run.stdout[-2000:]
