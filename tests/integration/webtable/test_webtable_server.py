@@ -24,7 +24,7 @@ def page_root(tmp_path: Path) -> Path:
     return tmp_path
 
 
-async def serve(**settings: object) -> TestServer:
+async def serve(**settings: str | int | bool) -> TestServer:
     server = TestServer(PageServer(load_settings(database_url=None, **settings)).app())
     await server.start_server()
     return server
@@ -59,9 +59,9 @@ async def test_the_page_and_its_headers(dev_page: TestServer) -> None:
 
 
 async def test_a_dev_token_for_a_name(dev_page: TestServer) -> None:
-    async with aiohttp.ClientSession() as http:
-        async with http.post(dev_page.make_url("/dev/token"), json={"player": "ana"}) as answer:
-            body = await answer.json()
+    url = dev_page.make_url("/dev/token")
+    async with aiohttp.ClientSession() as http, http.post(url, json={"player": "ana"}) as answer:
+        body = await answer.json()
     assert body["player"] == "ana"
     principal = TokenVerifier(JWT_KEY, "HS256").verify(body["token"])
     assert (principal.subject, principal.role) == ("ana", Role.PLAYER)
@@ -71,10 +71,10 @@ async def test_a_dev_token_for_a_name(dev_page: TestServer) -> None:
     "body", [{"player": "a b"}, {"player": ""}, {"player": "x" * 65}, {"player": 7}, ["ana"]]
 )
 async def test_a_bad_name_is_refused_in_every_language(dev_page: TestServer, body: object) -> None:
-    async with aiohttp.ClientSession() as http:
-        async with http.post(dev_page.make_url("/dev/token"), json=body) as answer:
-            assert answer.status == 400
-            texts = (await answer.json())["error"]
+    url = dev_page.make_url("/dev/token")
+    async with aiohttp.ClientSession() as http, http.post(url, json=body) as answer:
+        assert answer.status == 400
+        texts = (await answer.json())["error"]
     assert set(texts) == {"en", "ro", "it"}
     if isinstance(body, dict) and isinstance(body["player"], str):
         assert texts == dict(BAD_NAME)
