@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import aiohttp
 import pytest
@@ -24,7 +25,7 @@ def page_root(tmp_path: Path) -> Path:
     return tmp_path
 
 
-async def serve(**settings: str | int | bool) -> TestServer:
+async def serve(**settings: Any) -> TestServer:
     server = TestServer(PageServer(load_settings(database_url=None, **settings)).app())
     await server.start_server()
     return server
