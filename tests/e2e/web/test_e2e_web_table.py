@@ -13,7 +13,13 @@ from typing import Any
 import pytest
 
 from tests.e2e.leaks import KHOZOR_TEAMS, THREE_FIVE_EIGHT
-from tests.e2e.web.conftest import WebStack, drive, leaks_seen_by_page, near_end_358
+from tests.e2e.web.conftest import (
+    WebStack,
+    drive,
+    drop_the_edge,
+    leaks_seen_by_page,
+    near_end_358,
+)
 
 pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("web")]
 
@@ -56,7 +62,14 @@ async def assert_game_played(stack: WebStack, out: dict[str, Any], min_cards: in
 
 
 async def test_refusal_in_romanian_and_reload_resumes(web_stack: WebStack, tmp_path: Path) -> None:
-    out = await drive(web_stack, "refusalReload", tmp_path, player="bogdan")
+    out = await drive(
+        web_stack,
+        "refusalReload",
+        tmp_path,
+        during=lambda folder: drop_the_edge(web_stack, folder),
+        player="bogdan",
+        drop=True,
+    )
     refusal = out["refusal"]
     submitted = "kozyr.table.v1.TableService/SubmitAction"
     errors = [r["error"] for r in out["received"] if "error" in r and r["method"] == submitted]
@@ -74,6 +87,15 @@ async def test_refusal_in_romanian_and_reload_resumes(web_stack: WebStack, tmp_p
     assert out["afterHand"] > 0
     if "afterReloadMove" in out:  # the reloaded page plays on
         assert int(out["final"]["version"]) > int(after["version"])
+    if "pendingCard" in out:  # the edge went away on the seat's turn, and came back
+        assert out["dropStatus"]["text"].startswith("Conexiune pierdută"), out["dropStatus"]
+        assert out["lostStatus"]["kind"] == "error"
+        assert int(out["reconnected"]["version"]) > int(out["final"]["version"])
+        history = await web_stack.admin_history(out["tableId"])
+        played = [
+            e for e in history if e.type == "CardPlayed" and e.data["card"] == out["pendingCard"]
+        ]
+        assert len(played) == 1, "the move sent while the edge was down is applied once"
     problems, _ = await leaks_seen_by_page(
         web_stack, THREE_FIVE_EIGHT, out["tableId"], out["received"]
     )

@@ -299,6 +299,7 @@ function sessionEvent(event: SessionEvent): void {
       byId("table").dataset["connected"] = "true";
       return say(label("reconnected", l));
     case "lost":
+      byId("table").dataset["pending"] = "true";
       return say(label("lost", l), true);
     case "refused":
       byId("status").dataset["reason"] = event.reason ?? "";
@@ -328,7 +329,8 @@ function render(): void {
   table.dataset["finished"] = String(view.finished);
   table.dataset["turnNumber"] = String(view.turn?.number ?? 0n);
   table.dataset["turnKind"] = view.turn?.kind ?? "";
-  table.dataset["connected"] = "true";
+  table.dataset["connected"] = String(state.session?.connected ?? true);
+  table.dataset["pending"] = String(state.session?.pending !== undefined);
   const turn = byId("turn");
   turn.textContent = turnLine(view, l);
   turn.classList.toggle("mine", myTurn(view));

@@ -6,7 +6,7 @@
 // (`?record=1`) for the leak checker. Screenshots go to ARGS.shots. Exit 1: a step
 // failed (its message and a screenshot of the failure are in OUT.json and stderr).
 import { chromium } from "playwright-core";
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 
 const [scenario, argsPath, outPath] = process.argv.slice(2);
 const args = JSON.parse(readFileSync(argsPath, "utf8"));
@@ -101,6 +101,45 @@ async function clickMove(page) {
   return what;
 }
 
+/** Ask pytest (which waits for `name` in the shots folder's parent) to act, and wait
+ * for its answer file. */
+async function handshake(name, answer) {
+  writeFileSync(`${args.shots}/../${name}`, "");
+  const path = `${args.shots}/../${answer}`;
+  const deadline = Date.now() + STEP_MS;
+  while (!existsSync(path)) {
+    if (Date.now() > deadline) throw new Error(`pytest did not answer ${name} with ${answer}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** The edge goes away under the page (pytest kills it) on the seat's turn: the page
+ * says it reconnects; a card clicked meanwhile is kept; once the edge is back (pytest
+ * starts it again) the page connects again and the move is applied. */
+async function dropAndReconnect(page) {
+  if (!(await awaitTurn(page))) return;
+  const before = await table(page);
+  await handshake("drop-now", "dropped");
+  await page.waitForSelector('#table[data-connected="false"]', { timeout: STEP_MS });
+  out.dropStatus = await status(page);
+  const card = page.locator("#hand .card.playable").first();
+  out.pendingCard = await card.getAttribute("data-card");
+  await card.click();
+  await page.waitForSelector('#table[data-pending="true"]', { timeout: STEP_MS });
+  out.lostStatus = await status(page);
+  await shot(page, "dropped");
+  await handshake("back-now", "back");
+  await page.waitForFunction(
+    (turn) => document.getElementById("table").dataset.turnNumber !== turn,
+    before.turnNumber,
+    { timeout: STEP_MS },
+  );
+  out.reconnected = await table(page);
+  out.reconnectStatus = await status(page);
+  note(`reconnected at v${out.reconnected.version}, the pending ${out.pendingCard} applied`);
+  await shot(page, "reconnected");
+}
+
 const scenarios = {
   /** A 3-5-8 game played to its end against two computers, every move a click: a
    * private table from the lobby (the whole game), or `args.tableId` opened by its id
@@ -163,6 +202,7 @@ const scenarios = {
     await shot(page, "after-reload");
     if (await awaitTurn(page)) out.afterReloadMove = await clickMove(page);
     out.final = await table(page);
+    if (args.drop) await dropAndReconnect(page);
     await received(page);
   },
 
