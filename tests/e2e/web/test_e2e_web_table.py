@@ -21,7 +21,7 @@ from tests.e2e.web.conftest import (
     near_end_358,
 )
 
-pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("web")]
+pytestmark = pytest.mark.e2e
 
 
 WHOLE_GAME = "KOZYR_WEB_WHOLE_GAME"
