@@ -507,6 +507,7 @@ COMPOSE_SECRETS: dict[str, frozenset[str]] = {
     ),
     "bots": frozenset({"KOZYR_JWT_KEY", "KOZYR_NATS_BOTS_PASSWORD"}),
     "clock": frozenset({"KOZYR_JWT_KEY", "KOZYR_NATS_CLOCK_PASSWORD"}),
+    "webedge": frozenset(),
 }
 """The secrets of .env each compose service may get, in any of its environment
 variables (compose's SECRET_KEYS): a database's password only where that database is

@@ -28,8 +28,6 @@ import subprocess
 import sys
 import threading
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -63,11 +61,7 @@ def grpc_serving(port: int) -> bool:
 
 def http_serving(port: int) -> bool:
     """The web edge is ready once its `/healthz` answers 200."""
-    try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1) as answer:
-            return bool(answer.status == 200)
-    except (OSError, urllib.error.URLError):
-        return False
+    return health.web_serving(f"127.0.0.1:{port}")
 
 
 @dataclass
