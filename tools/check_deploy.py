@@ -83,6 +83,7 @@ SECRET_KEYS: dict[str, frozenset[tuple[str, str]]] = {
     "kozyr-matchmaking/matchmaking": _MATCHMAKING_DATABASE | {_JWT, ("kozyr-nats", "matchmaking")},
     "kozyr-bots/bots": frozenset({_JWT, ("kozyr-nats", "bots")}),
     "kozyr-clock/clock": _VOICE | {_JWT, ("kozyr-nats", "clock")},
+    "kozyr-webedge/webedge": frozenset(),
     "kozyr-migrate/table": _TABLE_DATABASE,
     "kozyr-migrate/matchmaking": _MATCHMAKING_DATABASE,
 }
