@@ -33,13 +33,12 @@ from urllib.parse import urlsplit
 import aiohttp
 import pytest
 
-from kozyr import health
 from kozyr.api.common.v1 import games_pb2
 from kozyr.api.table.v1 import table_service_pb2
 from kozyr.client import TableClient
 from kozyr.infra import EmbeddedNats, Infrastructure, free_port
 from kozyr.runtime.auth import Role, mint_token
-from tests.e2e.conftest import TableServiceProcess
+from tests.e2e.conftest import TableServiceProcess, WebEdgeProcess
 from tests.e2e.moderation import kozyr_cli
 from tests.support import grpc_web
 from tests.support.databases import fresh_database
@@ -122,19 +121,6 @@ def local_command(command: list[str]) -> list[str]:
     program, *args = command
     assert program in {"python", "kozyr"}, f"unexpected program in compose: {command}"
     return [sys.executable if program == "python" else str(VENV_BIN / "kozyr"), *args]
-
-
-class WebEdgeProcess(TableServiceProcess):
-    """`python -m kozyr.webedge`: started once its `/healthz` answers 200 (it speaks HTTP,
-    not gRPC)."""
-
-    module = "kozyr.webedge"
-
-    async def _wait_serving(self) -> None:
-        async with asyncio.timeout(120):
-            while not await asyncio.to_thread(health.web_serving, self.target):
-                assert self.running, f"the web edge exited while starting:\n{self.log_tail()}"
-                await asyncio.sleep(0.05)
 
 
 def process_class(module: str) -> type[TableServiceProcess]:
