@@ -254,7 +254,7 @@ class Supervisor:
         self._started = time.monotonic()
         self._next_note = self._started + STILL_WAITING_SECONDS
         if self.pending:
-            print(f"waiting for {names(self.pending)} to serve (gRPC health SERVING)…", flush=True)
+            print(f"waiting for {names(self.pending)} to serve (gRPC health SERVING; the web edge: its /healthz)…", flush=True)
         else:
             on_ready()
         while not self.stopping.wait(0.5):

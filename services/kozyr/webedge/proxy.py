@@ -34,7 +34,7 @@ from kozyr.runtime.errors import KozyrError, parse_language, to_status
 from kozyr.runtime.interceptors import LANGUAGE_KEY
 from kozyr.runtime.limits import server_busy, shutting_down
 from kozyr.runtime.logging import get_logger
-from kozyr.webedge import framing, texts
+from kozyr.webedge import framing, metrics, routes, texts
 from kozyr.webedge.cors import OriginPolicy
 from kozyr.webedge.routes import Route, route
 
@@ -83,9 +83,10 @@ class Gate:
     """Counts the calls of one kind in progress and refuses those over its limit (the
     services' admission, kozyr.runtime.limits, does the same behind the edge)."""
 
-    def __init__(self, limit: int, on_change: Callable[[], None]) -> None:
+    def __init__(self, limit: int, kind: str, on_change: Callable[[], None]) -> None:
         self.limit = limit
         self.open = 0
+        self._gauge = metrics.WEB_OPEN.labels(kind)
         self._on_change = on_change
 
     @contextlib.contextmanager
@@ -93,11 +94,13 @@ class Gate:
         if self.open >= self.limit:
             raise server_busy()
         self.open += 1
+        self._gauge.inc()
         self._on_change()
         try:
             yield
         finally:
             self.open -= 1
+            self._gauge.dec()
             self._on_change()
 
 
@@ -118,8 +121,8 @@ class Proxy:
         self.origins = origins
         self._idle = asyncio.Event()
         self._idle.set()
-        self.calls = Gate(max_calls, self._check_idle)
-        self.streams = Gate(max_streams, self._check_idle)
+        self.calls = Gate(max_calls, "unary", self._check_idle)
+        self.streams = Gate(max_streams, "stream", self._check_idle)
         self.closing = asyncio.Event()
         """Set once shutdown begins: new calls are refused, open ones ended UNAVAILABLE."""
         self._open: set[grpc.aio.UnaryStreamCall] = set()
@@ -227,6 +230,9 @@ class Proxy:
             while (reply := await _next_reply(call)) is not grpc.aio.EOF:
                 await answer.message(reply)
             return await answer.status(await self._outcome(call))
+        except (asyncio.CancelledError, ConnectionError):  # the page went away
+            metrics.observe_call(answer.service, grpc.StatusCode.CANCELLED.name)
+            raise
         finally:
             self._open.discard(call)
             if not call.done():
@@ -297,6 +303,7 @@ class _Answer:
     ) -> None:
         self.request = request
         self.text = text
+        self.service = routes.service_name(request.path)
         content_type = f"{GRPC_WEB_TEXT}+proto" if text else f"{GRPC_WEB}+proto"
         self.response = web.StreamResponse(headers={"Content-Type": content_type})
         if origin is not None:
@@ -325,6 +332,7 @@ class _Answer:
         ]
         await self._write(framing.trailer_frame(trailers))
         await self.response.write_eof()
+        metrics.observe_call(self.service, status.code.name)
         return self.response
 
 
@@ -338,6 +346,7 @@ def _text(value: str | bytes) -> str:
 
 
 def _origin_refused(origin: str | None) -> web.Response:
+    metrics.WEB_ORIGIN_REFUSED.inc()
     _log.info("gRPC-Web origin refused", origin=origin)
     return web.Response(status=403, text=f"origin {origin!r} may not call this edge\n")
 

@@ -13,6 +13,7 @@ from typing import Any
 import aiohttp
 import grpc
 import pytest
+from prometheus_client import REGISTRY
 
 from kozyr.api.common.v1 import games_pb2
 from kozyr.api.table.v1 import table_service_pb2 as pb
@@ -440,3 +441,33 @@ async def test_stopping_the_edge_ends_open_watches_with_unavailable(
         assert flag == 0x80
         trailers = grpc_web.parse_trailers(payload)
         assert trailers["grpc-status"] == str(grpc.StatusCode.UNAVAILABLE.value[0])
+
+
+def _calls(service: str, code: str) -> float:
+    return (
+        REGISTRY.get_sample_value(
+            "kozyr_webedge_calls_total", {"grpc_service": service, "grpc_code": code}
+        )
+        or 0.0
+    )
+
+
+async def test_calls_are_counted_on_the_metrics_port(table_service: RunningTableService) -> None:
+    table_id = await _new_table(table_service.target)
+    before = (_calls(TABLE, "OK"), _calls(TABLE, "UNAUTHENTICATED"), _calls("", "UNIMPLEMENTED"))
+    async with running_edge(table_service, metrics_host="127.0.0.1", metrics_port=0) as edge:
+        request = pb.GetTableRequest(table_id=table_id)
+        assert (await edge.call("GetTable", request, headers(token("ana")))).code == 0
+        assert (await edge.call("GetTable", request, headers(None))).code == 16
+        unknown = await grpc_web.call(edge.session, edge.url, "x.Y/Z", b"", headers(None))
+        assert unknown.code == 12
+        assert edge.edge.metrics_port is not None
+        async with edge.session.get(f"http://127.0.0.1:{edge.edge.metrics_port}/metrics") as got:
+            exported = await got.text()
+    after = (_calls(TABLE, "OK"), _calls(TABLE, "UNAUTHENTICATED"), _calls("", "UNIMPLEMENTED"))
+    assert [b - a for a, b in zip(before, after, strict=True)] == [1, 1, 1]
+    assert (
+        'kozyr_webedge_calls_total{grpc_code="OK",grpc_service="kozyr.table.v1.TableService"}'
+        in (exported)
+    )
+    assert 'kozyr_webedge_open_calls{kind="stream"} 0.0' in exported
