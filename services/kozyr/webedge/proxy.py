@@ -125,7 +125,8 @@ class Proxy:
         self.streams = Gate(max_streams, "stream", self._check_idle)
         self.closing = asyncio.Event()
         """Set once shutdown begins: new calls are refused, open ones ended UNAVAILABLE."""
-        self._open: set[grpc.aio.UnaryStreamCall] = set()
+        self._open: dict[grpc.aio.UnaryStreamCall, bool] = {}
+        """The backend calls in progress, each with whether it is a stream."""
         self._channels = {
             name: (
                 grpc.aio.insecure_channel(target, options=list(channel_options))
@@ -224,17 +225,20 @@ class Proxy:
         call = method(
             forwarded.message, metadata=forwarded.metadata, timeout=forwarded.deadline_seconds
         )
-        self._open.add(call)
+        self._open[call] = forwarded.route.streaming
         try:
-            answer.headers(await call.initial_metadata())
+            answer.headers(await _initial_metadata(call))
             while (reply := await _next_reply(call)) is not grpc.aio.EOF:
                 await answer.message(reply)
             return await answer.status(await self._outcome(call))
-        except (asyncio.CancelledError, ConnectionError):  # the page went away
+        except asyncio.CancelledError:  # the page went away: the server cancelled us
             metrics.observe_call(answer.service, grpc.StatusCode.CANCELLED.name)
             raise
+        except ConnectionError:  # the page went away as an answer was written
+            metrics.observe_call(answer.service, grpc.StatusCode.CANCELLED.name)
+            return answer.response
         finally:
-            self._open.discard(call)
+            self._open.pop(call, None)
             if not call.done():
                 call.cancel()
 
@@ -247,16 +251,32 @@ class Proxy:
         return _Status(code, await call.details() or "", tuple(await call.trailing_metadata()))
 
     async def close(self, grace: float) -> None:
-        """Refuse new calls, end the open ones (UNAVAILABLE) and give their handlers up to
-        `grace` seconds to write that status, then close the channels."""
+        """Refuse new calls; end the open streams at once (UNAVAILABLE: a watch would
+        never end by itself) and give unary calls up to `grace` seconds to finish (a
+        move in flight is answered, not cut), then cancel what is left and close the
+        channels."""
         self.closing.set()
-        for call in list(self._open):
+        for call in [call for call, streaming in self._open.items() if streaming]:
             call.cancel()
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(grace):
                 await self._idle.wait()
+        for call in list(self._open):
+            call.cancel()
         for channel in self._channels.values():
             await channel.close()
+
+
+async def _initial_metadata(call: grpc.aio.UnaryStreamCall) -> Any:
+    """The backend's initial metadata (sent with its first answer, or at its end); none
+    when the edge's shutdown cancelled the call first (`_next_reply`)."""
+    try:
+        return await call.initial_metadata()
+    except asyncio.CancelledError:
+        task = asyncio.current_task()
+        if task is not None and task.cancelling():
+            raise
+        return None
 
 
 async def _next_reply(call: grpc.aio.UnaryStreamCall) -> Any:
