@@ -5,7 +5,9 @@ over real HTTP by a gRPC-Web client written from the protocol (tests/support/grp
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
+import random
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -471,3 +473,28 @@ async def test_calls_are_counted_on_the_metrics_port(table_service: RunningTable
         in (exported)
     )
     assert 'kozyr_webedge_open_calls{kind="stream"} 0.0' in exported
+
+
+async def test_hundreds_of_random_bodies_are_answered_and_change_nothing(edge: Edge) -> None:
+    """Random bytes, random frames of random bytes, as either content type: each gets a
+    gRPC status (the edge's refusal or the service's), never an HTTP error or a dropped
+    connection, and no move is made."""
+    table_id = await _new_table(edge.table.target)
+    player, view = await _mover(edge, table_id)
+    rng = random.Random(29)
+    codes: set[int] = set()
+    for attempt in range(300):
+        payload = rng.randbytes(rng.randrange(0, 40))
+        body = payload if attempt % 2 else request_body(payload)
+        text = attempt % 3 == 0
+        async with edge.session.post(
+            f"{edge.url}/{TABLE}/SubmitAction",
+            data=base64.b64encode(body) if text else body,
+            headers=headers(token(player), text=text),
+        ) as response:
+            answer = await grpc_web.read_answer(response)
+        assert answer.http_status == 200, body
+        assert answer.code != 0, body
+        codes.add(answer.code)
+    assert codes <= {grpc.StatusCode.INVALID_ARGUMENT.value[0]}, codes
+    assert (await _view(edge, table_id, player)).version == view.version, "nothing was played"
