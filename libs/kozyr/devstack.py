@@ -28,8 +28,6 @@ import subprocess
 import sys
 import threading
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -52,6 +50,8 @@ DATABASE = "kozyr"
 MATCHMAKING_SUFFIX = "_matchmaking"
 """Matchmaking's database is the table's name with this suffix, on the same server."""
 RESTART_BACKOFF_SECONDS = (1, 2, 5, 10, 30)
+KEYS = frozenset({"KOZYR_JWT_KEY", "KOZYR_JWT_PREVIOUS_KEYS", "KOZYR_NATS_URL"})
+"""What a keyless process (`ServiceProcess.keyless`) is not given."""
 STILL_WAITING_SECONDS = 15.0
 """How often the wait for the services to serve says which ones it still waits for."""
 
@@ -63,11 +63,7 @@ def grpc_serving(port: int) -> bool:
 
 def http_serving(port: int) -> bool:
     """The web edge is ready once its `/healthz` answers 200."""
-    try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1) as answer:
-            return bool(answer.status == 200)
-    except (OSError, urllib.error.URLError):
-        return False
+    return health.web_serving(f"127.0.0.1:{port}")
 
 
 @dataclass
@@ -85,9 +81,9 @@ class ServiceProcess:
     scheme: str = "grpc"
     port_variable: str = "KOZYR_GRPC_PORT"
     serving: Callable[[int], bool] = grpc_serving
-    uses_nats: bool = True
-    """A NATS user of its own in the embedded server (the web edge has none: it only
-    forwards calls to the services)."""
+    keyless: bool = False
+    """No NATS user, no NATS URL, no JWT key: the web edge, which only forwards calls
+    (the services check the tokens), gets none of them."""
 
     @property
     def available(self) -> bool:
@@ -112,7 +108,7 @@ SERVICES = (
         scheme="http",
         port_variable="KOZYR_WEBEDGE_PORT",
         serving=http_serving,
-        uses_nats=False,
+        keyless=True,
         extra_env={
             # pages a developer serves on this machine, on any port (docs/api.md)
             "KOZYR_WEBEDGE_ALLOWED_ORIGINS": os.environ.get(
@@ -153,7 +149,7 @@ def write_nats_config(
     data_dir: Path, services: list[ServiceProcess]
 ) -> tuple[Path, dict[str, str]]:
     """The embedded NATS's configuration: one user per service, and the admin."""
-    users = [s.name for s in services if s.uses_nats]
+    users = [s.name for s in services if not s.keyless]
     passwords = nats_passwords(data_dir, [*users, ADMIN_USER])
     root = os.environ.get("KOZYR_SUBJECT_ROOT", "kozyr")
     path = data_dir / NATS_CONFIG_FILE
@@ -256,8 +252,9 @@ class Supervisor:
         self._next_note = 0.0
 
     def _spawn(self, svc: ServiceProcess) -> None:
+        given = {k: v for k, v in self.env.items() if not (svc.keyless and k in KEYS)}
         env = {
-            **self.env,
+            **given,
             **svc.extra_env,
             svc.port_variable: str(svc.port),
             "KOZYR_SERVICE_NAME": svc.name,
@@ -275,7 +272,11 @@ class Supervisor:
         self._started = time.monotonic()
         self._next_note = self._started + STILL_WAITING_SECONDS
         if self.pending:
-            print(f"waiting for {names(self.pending)} to serve (gRPC health SERVING)…", flush=True)
+            print(
+                f"waiting for {names(self.pending)} to serve"
+                " (gRPC health SERVING; the web edge: its /healthz)…",
+                flush=True,
+            )
         else:
             on_ready()
         while not self.stopping.wait(0.5):
@@ -403,7 +404,7 @@ def main() -> int:
             if svc.name in owned:
                 svc.extra_env["KOZYR_DATABASE_URL"] = owned[svc.name]
         if infra.nats is not None:  # our embedded server: each service as its own user
-            for svc in (s for s in services if s.uses_nats):
+            for svc in (s for s in services if not s.keyless):
                 svc.extra_env["KOZYR_NATS_URL"] = nats_url_for(
                     infra.nats_url, svc.name, passwords[svc.name]
                 )

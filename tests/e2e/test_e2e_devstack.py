@@ -173,6 +173,12 @@ def test_kozyr_commands_find_make_run_from_a_sub_folder(dev_stack: DevStack) -> 
     assert len(keeping_nothing) == 2, "the bots and clock processes"
     for child in keeping_nothing:
         assert "KOZYR_DATABASE_URL" not in child.environ(), child.cmdline()
+    (edge,) = [
+        child
+        for child in psutil.Process(dev_stack.process.pid).children(recursive=True)
+        if child.cmdline()[-2:] == ["-m", "kozyr.webedge"]
+    ]
+    assert not {"KOZYR_JWT_KEY", "KOZYR_NATS_URL", "KOZYR_DATABASE_URL"} & set(edge.environ())
 
     minted = dev_stack.kozyr("token", "matchmaker", "--role", "service", cwd=sub)
     assert minted.returncode == 0, minted.stderr

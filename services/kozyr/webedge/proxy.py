@@ -34,7 +34,7 @@ from kozyr.runtime.errors import KozyrError, parse_language, to_status
 from kozyr.runtime.interceptors import LANGUAGE_KEY
 from kozyr.runtime.limits import server_busy, shutting_down
 from kozyr.runtime.logging import get_logger
-from kozyr.webedge import framing, texts
+from kozyr.webedge import framing, metrics, routes, texts
 from kozyr.webedge.cors import OriginPolicy
 from kozyr.webedge.routes import Route, route
 
@@ -83,9 +83,10 @@ class Gate:
     """Counts the calls of one kind in progress and refuses those over its limit (the
     services' admission, kozyr.runtime.limits, does the same behind the edge)."""
 
-    def __init__(self, limit: int, on_change: Callable[[], None]) -> None:
+    def __init__(self, limit: int, kind: str, on_change: Callable[[], None]) -> None:
         self.limit = limit
         self.open = 0
+        self._gauge = metrics.WEB_OPEN.labels(kind)
         self._on_change = on_change
 
     @contextlib.contextmanager
@@ -93,11 +94,13 @@ class Gate:
         if self.open >= self.limit:
             raise server_busy()
         self.open += 1
+        self._gauge.inc()
         self._on_change()
         try:
             yield
         finally:
             self.open -= 1
+            self._gauge.dec()
             self._on_change()
 
 
@@ -118,11 +121,12 @@ class Proxy:
         self.origins = origins
         self._idle = asyncio.Event()
         self._idle.set()
-        self.calls = Gate(max_calls, self._check_idle)
-        self.streams = Gate(max_streams, self._check_idle)
+        self.calls = Gate(max_calls, "unary", self._check_idle)
+        self.streams = Gate(max_streams, "stream", self._check_idle)
         self.closing = asyncio.Event()
         """Set once shutdown begins: new calls are refused, open ones ended UNAVAILABLE."""
-        self._open: set[grpc.aio.UnaryStreamCall] = set()
+        self._open: dict[grpc.aio.UnaryStreamCall, bool] = {}
+        """The backend calls in progress, each with whether it is a stream."""
         self._channels = {
             name: (
                 grpc.aio.insecure_channel(target, options=list(channel_options))
@@ -221,14 +225,20 @@ class Proxy:
         call = method(
             forwarded.message, metadata=forwarded.metadata, timeout=forwarded.deadline_seconds
         )
-        self._open.add(call)
+        self._open[call] = forwarded.route.streaming
         try:
-            answer.headers(await call.initial_metadata())
+            answer.headers(await _initial_metadata(call))
             while (reply := await _next_reply(call)) is not grpc.aio.EOF:
                 await answer.message(reply)
             return await answer.status(await self._outcome(call))
+        except asyncio.CancelledError:  # the page went away: the server cancelled us
+            metrics.observe_call(answer.service, grpc.StatusCode.CANCELLED.name)
+            raise
+        except ConnectionError:  # the page went away as an answer was written
+            metrics.observe_call(answer.service, grpc.StatusCode.CANCELLED.name)
+            return answer.response
         finally:
-            self._open.discard(call)
+            self._open.pop(call, None)
             if not call.done():
                 call.cancel()
 
@@ -241,16 +251,32 @@ class Proxy:
         return _Status(code, await call.details() or "", tuple(await call.trailing_metadata()))
 
     async def close(self, grace: float) -> None:
-        """Refuse new calls, end the open ones (UNAVAILABLE) and give their handlers up to
-        `grace` seconds to write that status, then close the channels."""
+        """Refuse new calls; end the open streams at once (UNAVAILABLE: a watch would
+        never end by itself) and give unary calls up to `grace` seconds to finish (a
+        move in flight is answered, not cut), then cancel what is left and close the
+        channels."""
         self.closing.set()
-        for call in list(self._open):
+        for call in [call for call, streaming in self._open.items() if streaming]:
             call.cancel()
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(grace):
                 await self._idle.wait()
+        for call in list(self._open):
+            call.cancel()
         for channel in self._channels.values():
             await channel.close()
+
+
+async def _initial_metadata(call: grpc.aio.UnaryStreamCall) -> Any:
+    """The backend's initial metadata (sent with its first answer, or at its end); none
+    when the edge's shutdown cancelled the call first (`_next_reply`)."""
+    try:
+        return await call.initial_metadata()
+    except asyncio.CancelledError:
+        task = asyncio.current_task()
+        if task is not None and task.cancelling():
+            raise
+        return None
 
 
 async def _next_reply(call: grpc.aio.UnaryStreamCall) -> Any:
@@ -297,6 +323,7 @@ class _Answer:
     ) -> None:
         self.request = request
         self.text = text
+        self.service = routes.service_name(request.path)
         content_type = f"{GRPC_WEB_TEXT}+proto" if text else f"{GRPC_WEB}+proto"
         self.response = web.StreamResponse(headers={"Content-Type": content_type})
         if origin is not None:
@@ -325,6 +352,7 @@ class _Answer:
         ]
         await self._write(framing.trailer_frame(trailers))
         await self.response.write_eof()
+        metrics.observe_call(self.service, status.code.name)
         return self.response
 
 
@@ -338,6 +366,7 @@ def _text(value: str | bytes) -> str:
 
 
 def _origin_refused(origin: str | None) -> web.Response:
+    metrics.WEB_ORIGIN_REFUSED.inc()
     _log.info("gRPC-Web origin refused", origin=origin)
     return web.Response(status=403, text=f"origin {origin!r} may not call this edge\n")
 

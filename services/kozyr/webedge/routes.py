@@ -61,6 +61,13 @@ def targets_of(settings: Settings) -> dict[str, str]:
     return {name: target for name, target in given.items() if target}
 
 
+def service_name(path: str) -> str:
+    """The client-facing service a path names, for the metrics; "" for any other (an
+    unknown path's text must not become a label: clients choose it)."""
+    matched = _PATH.match(path)
+    return matched["service"] if matched and matched["service"] in SERVICES else ""
+
+
 def route(path: str, targets: Mapping[str, str]) -> Route | None:
     """The route of a request path; None when no backend of this edge hosts it."""
     matched = _PATH.match(path)

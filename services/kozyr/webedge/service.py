@@ -20,6 +20,7 @@ from aiohttp import web
 from kozyr.client.channel import channel_options
 from kozyr.runtime import Settings
 from kozyr.runtime.logging import get_logger
+from kozyr.runtime.metrics import MetricsServer, start_metrics_server
 from kozyr.webedge import framing
 from kozyr.webedge.cors import OriginPolicy
 from kozyr.webedge.proxy import MAX_MESSAGE_BYTES, Proxy
@@ -56,6 +57,7 @@ class WebEdge:
             shutdown_timeout=settings.shutdown_grace_seconds,
         )
         self.port: int | None = None
+        self._metrics: MetricsServer | None = None
 
     async def start(self) -> int:
         """Bind and serve; the port (KOZYR_WEBEDGE_PORT, or the one picked for 0)."""
@@ -69,12 +71,22 @@ class WebEdge:
         server = site._server
         assert isinstance(server, asyncio.Server)
         self.port = int(server.sockets[0].getsockname()[1])
+        if self.settings.metrics_port is not None:
+            self._metrics = start_metrics_server(
+                self.settings.metrics_host, self.settings.metrics_port
+            )
         _log.info(
             "web edge started",
             address=f"{self.settings.webedge_host}:{self.port}",
             backends=self.proxy.targets,
+            metrics_port=self.metrics_port,
         )
         return self.port
+
+    @property
+    def metrics_port(self) -> int | None:
+        """The bound /metrics port; None without KOZYR_METRICS_PORT."""
+        return None if self._metrics is None else self._metrics.port
 
     async def stop(self) -> None:
         """End the open calls (UNAVAILABLE: the pages' clients call again elsewhere),
@@ -84,6 +96,8 @@ class WebEdge:
         _log.info("web edge stopping", open_calls=self.proxy.in_progress)
         await self.proxy.close(self.settings.shutdown_grace_seconds)
         await self._runner.cleanup()
+        if self._metrics is not None:
+            await asyncio.to_thread(self._metrics.close)
         _log.info("web edge stopped")
 
     async def run_until_signal(self) -> None:

@@ -5,7 +5,9 @@ over real HTTP by a gRPC-Web client written from the protocol (tests/support/grp
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
+import random
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -13,6 +15,7 @@ from typing import Any
 import aiohttp
 import grpc
 import pytest
+from prometheus_client import REGISTRY
 
 from kozyr.api.common.v1 import games_pb2
 from kozyr.api.table.v1 import table_service_pb2 as pb
@@ -440,3 +443,58 @@ async def test_stopping_the_edge_ends_open_watches_with_unavailable(
         assert flag == 0x80
         trailers = grpc_web.parse_trailers(payload)
         assert trailers["grpc-status"] == str(grpc.StatusCode.UNAVAILABLE.value[0])
+
+
+def _calls(service: str, code: str) -> float:
+    return (
+        REGISTRY.get_sample_value(
+            "kozyr_webedge_calls_total", {"grpc_service": service, "grpc_code": code}
+        )
+        or 0.0
+    )
+
+
+async def test_calls_are_counted_on_the_metrics_port(table_service: RunningTableService) -> None:
+    table_id = await _new_table(table_service.target)
+    before = (_calls(TABLE, "OK"), _calls(TABLE, "UNAUTHENTICATED"), _calls("", "UNIMPLEMENTED"))
+    async with running_edge(table_service, metrics_host="127.0.0.1", metrics_port=0) as edge:
+        request = pb.GetTableRequest(table_id=table_id)
+        assert (await edge.call("GetTable", request, headers(token("ana")))).code == 0
+        assert (await edge.call("GetTable", request, headers(None))).code == 16
+        unknown = await grpc_web.call(edge.session, edge.url, "x.Y/Z", b"", headers(None))
+        assert unknown.code == 12
+        assert edge.edge.metrics_port is not None
+        async with edge.session.get(f"http://127.0.0.1:{edge.edge.metrics_port}/metrics") as got:
+            exported = await got.text()
+    after = (_calls(TABLE, "OK"), _calls(TABLE, "UNAUTHENTICATED"), _calls("", "UNIMPLEMENTED"))
+    assert [b - a for a, b in zip(before, after, strict=True)] == [1, 1, 1]
+    assert (
+        'kozyr_webedge_calls_total{grpc_code="OK",grpc_service="kozyr.table.v1.TableService"}'
+        in (exported)
+    )
+    assert 'kozyr_webedge_open_calls{kind="stream"} 0.0' in exported
+
+
+async def test_hundreds_of_random_bodies_are_answered_and_change_nothing(edge: Edge) -> None:
+    """Random bytes, random frames of random bytes, as either content type: each gets a
+    gRPC status (the edge's refusal or the service's), never an HTTP error or a dropped
+    connection, and no move is made."""
+    table_id = await _new_table(edge.table.target)
+    player, view = await _mover(edge, table_id)
+    rng = random.Random(29)
+    codes: set[int] = set()
+    for attempt in range(300):
+        payload = rng.randbytes(rng.randrange(0, 40))
+        body = payload if attempt % 2 else request_body(payload)
+        text = attempt % 3 == 0
+        async with edge.session.post(
+            f"{edge.url}/{TABLE}/SubmitAction",
+            data=base64.b64encode(body) if text else body,
+            headers=headers(token(player), text=text),
+        ) as response:
+            answer = await grpc_web.read_answer(response)
+        assert answer.http_status == 200, body
+        assert answer.code != 0, body
+        codes.add(answer.code)
+    assert codes <= {grpc.StatusCode.INVALID_ARGUMENT.value[0]}, codes
+    assert (await _view(edge, table_id, player)).version == view.version, "nothing was played"
