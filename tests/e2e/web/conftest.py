@@ -7,16 +7,13 @@ node, Chromium or the built page (`make install`) is missing."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import shutil
 import subprocess
-import urllib.error
-import urllib.request
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import pytest
 
@@ -24,7 +21,7 @@ from kozyr.api.common.v1.seats_pb2 import SEAT_CONTROL_COMPUTER
 from kozyr.client import TableClient
 from kozyr.infra import free_port
 from kozyr.runtime.auth import Role
-from tests.e2e.conftest import START_TIMEOUT, ServiceDied, TableServiceProcess, service_env
+from tests.e2e.conftest import WebEdgeProcess, service_env, web_edge_env
 from tests.e2e.leaks import LoggedEvent, Seen, find_leaks, logged_events, seen_refusal
 from tests.e2e.matchmaking.conftest import MatchmakingStack
 from tests.e2e.matchmaking.conftest import mm_stack as mm_stack
@@ -53,32 +50,10 @@ def missing_browser_parts() -> str | None:
     return None
 
 
-class HttpServiceProcess(TableServiceProcess):
-    """A process that serves HTTP: ready once its `/healthz` answers 200."""
+class PageProcess(WebEdgeProcess):
+    """`python -m kozyr.webtable`: HTTP too, ready once its `/healthz` answers 200."""
 
-    async def _wait_serving(self) -> None:
-        url = f"http://127.0.0.1:{self.port}/healthz"
-        async with asyncio.timeout(START_TIMEOUT):
-            while True:
-                if not self.running:
-                    raise ServiceDied(f"{self.module} exited while starting:\n{self.log_tail()}")
-                with contextlib.suppress(OSError, urllib.error.URLError):
-                    if await asyncio.to_thread(_answers, url):
-                        return
-                await asyncio.sleep(0.05)
-
-
-def _answers(url: str) -> bool:
-    with urllib.request.urlopen(url, timeout=1) as answer:
-        return bool(answer.status == 200)
-
-
-class WebEdgeProcess(HttpServiceProcess):
-    module: ClassVar[str] = "kozyr.webedge"
-
-
-class PageProcess(HttpServiceProcess):
-    module: ClassVar[str] = "kozyr.webtable"
+    module = "kozyr.webtable"
 
 
 @dataclass
@@ -107,19 +82,16 @@ async def web_stack(mm_stack: MatchmakingStack) -> WebStack:
     bots = await mm_stack.start_bots()
     table = mm_stack.table
     edge_port, page_port = free_port(), free_port()
+    backends = {"table": table.target, "matchmaking": replica.target, "bots": bots.target}
+    edge_env = web_edge_env(edge_port, backends, origins=f"http://127.0.0.1:{page_port}")
     env = service_env(table.database_url, table.nats_url, table.subject_root, free_port())
     env.update(
-        KOZYR_TABLE_TARGET=table.target,
-        KOZYR_MATCHMAKING_TARGET=replica.target,
-        KOZYR_BOTS_TARGET=bots.target,
-        KOZYR_WEBEDGE_HOST="127.0.0.1",
         KOZYR_WEBEDGE_PORT=str(edge_port),
-        KOZYR_WEBEDGE_ALLOWED_ORIGINS=f"http://127.0.0.1:{page_port}",
         KOZYR_WEBTABLE_HOST="127.0.0.1",
         KOZYR_WEBTABLE_PORT=str(page_port),
         KOZYR_WEBTABLE_DEV_LOGIN="true",
     )
-    edge = WebEdgeProcess(env, edge_port, mm_stack.log_dir / "webedge.log")
+    edge = WebEdgeProcess(edge_env, edge_port, mm_stack.log_dir / "webedge.log")
     page = PageProcess(env, page_port, mm_stack.log_dir / "webtable.log")
     mm_stack.others += [edge, page]
     await edge.start()
