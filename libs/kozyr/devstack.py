@@ -84,6 +84,9 @@ class ServiceProcess:
     keyless: bool = False
     """No NATS user, no NATS URL, no JWT key: the web edge, which only forwards calls
     (the services check the tokens), gets none of them."""
+    signs_tokens: bool = False
+    """Keyless but for the signing key (KOZYR_JWT_KEY): the web table's page server,
+    which mints development tokens for the names people log in with."""
 
     @property
     def available(self) -> bool:
@@ -123,7 +126,8 @@ SERVICES = (
         scheme="http",
         port_variable="KOZYR_WEBTABLE_PORT",
         serving=http_serving,
-        uses_nats=False,
+        keyless=True,
+        signs_tokens=True,
         extra_env={
             # the page calls the edge on its own host (clients/web/README.md) and lets
             # anyone log in with a name: a developer's machine only
@@ -252,7 +256,8 @@ class Supervisor:
         self._next_note = 0.0
 
     def _spawn(self, svc: ServiceProcess) -> None:
-        given = {k: v for k, v in self.env.items() if not (svc.keyless and k in KEYS)}
+        withheld = KEYS - {"KOZYR_JWT_KEY"} if svc.signs_tokens else KEYS
+        given = {k: v for k, v in self.env.items() if not (svc.keyless and k in withheld)}
         env = {
             **given,
             **svc.extra_env,

@@ -179,6 +179,20 @@ def test_kozyr_commands_find_make_run_from_a_sub_folder(dev_stack: DevStack) -> 
         if child.cmdline()[-2:] == ["-m", "kozyr.webedge"]
     ]
     assert not {"KOZYR_JWT_KEY", "KOZYR_NATS_URL", "KOZYR_DATABASE_URL"} & set(edge.environ())
+    (page_server,) = [
+        child
+        for child in psutil.Process(dev_stack.process.pid).children(recursive=True)
+        if child.cmdline()[-2:] == ["-m", "kozyr.webtable"]
+    ]
+    page_env = page_server.environ()
+    assert not {"KOZYR_NATS_URL", "KOZYR_DATABASE_URL"} & set(page_env), "it mints tokens only"
+    assert page_env["KOZYR_JWT_KEY"] == written["jwt_key"]
+    login = urllib.request.Request(
+        f"http://127.0.0.1:{dev_stack.page_port}/dev/token", data=b'{"player": "ana"}'
+    )
+    with urllib.request.urlopen(login) as answer:
+        page_token = json.loads(answer.read())["token"]
+    assert verify_token(page_token, key=written["jwt_key"]).subject == "ana"
 
     minted = dev_stack.kozyr("token", "matchmaker", "--role", "service", cwd=sub)
     assert minted.returncode == 0, minted.stderr
