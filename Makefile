@@ -98,7 +98,8 @@ lint: install
 	$(BIN)/buf lint
 	$(BIN)/python tools/check_deploy.py
 	$(BIN)/python tools/check_monitoring.py
-	@if [ -x $(WEB)/node_modules/.bin/tsc ]; then cd $(WEB) && node_modules/.bin/tsc -p tsconfig.json; \
+	@if [ -x $(WEB)/node_modules/.bin/tsc ]; then echo "tsc -p $(WEB)/tsconfig.json"; \
+	  cd $(WEB) && node_modules/.bin/tsc -p tsconfig.json; \
 	else echo "note: clients/web is not installed: its TypeScript is not checked"; fi
 
 fmt: install
