@@ -14,6 +14,7 @@ await build({
   format: "esm",
   platform: "browser",
   target: ["chrome110", "firefox110", "safari16"],
+  minify: true,
   sourcemap: true,
   outfile: "dist/page/app.js",
   logLevel: "warning",

@@ -199,8 +199,10 @@ async def leaks_seen_by_page(
     return find_leaks(game, admin, seat, seen), views
 
 
-DEALS_LEFT = 2
-"""The near-end table leaves its last 2 of 18 deals (~35 clicks) to the browser."""
+DEALS_LEFT = 3
+"""The near-end table leaves its last 3 of 18 deals (~50 clicks) to the browser: in any
+three deals in a row every seat declares once (the declarer is the dealer's left), so
+the browser chooses a contract and discards too."""
 
 
 async def near_end_358(stack: WebStack, player: str, deals_left: int = DEALS_LEFT) -> str:

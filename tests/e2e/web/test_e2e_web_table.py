@@ -70,6 +70,8 @@ async def test_refusal_in_romanian_and_reload_resumes(web_stack: WebStack, tmp_p
         player="bogdan",
         drop=True,
     )
+    assert out["hint"]["text"].startswith("Sugestie: "), out["hint"]
+    assert out["hintFocused"], "the hinted move has the focus: Enter plays it"
     refusal = out["refusal"]
     submitted = "kozyr.table.v1.TableService/SubmitAction"
     errors = [r["error"] for r in out["received"] if "error" in r and r["method"] == submitted]

@@ -175,6 +175,12 @@ const scenarios = {
     // on its turn the table waits for the seat: a card no listed move plays (any card
     // while a contract is chosen, an off-suit one …) is refused, whatever the computers do
     const unplayable = page.locator("#hand .card:not(.playable)");
+    // a hint first (a private table allows them): the bots' move, outlined and focused
+    if (!(await awaitTurn(page))) throw new Error("the game ended before a turn");
+    await page.click("#hint");
+    await page.waitForSelector("#moves button.hinted, #hand .card.hinted", { timeout: STEP_MS });
+    out.hint = await status(page);
+    out.hintFocused = await page.evaluate(() => document.activeElement?.classList.contains("hinted") ?? false);
     for (let moves = 0; ; moves++) {
       if (!(await awaitTurn(page)) || moves > 40) throw new Error("no card to refuse");
       if (await unplayable.count()) break;
@@ -228,7 +234,8 @@ const scenarios = {
     }
     const button = legal().first();
     out.signal = await button.getAttribute("id");
-    await button.click();
+    await button.focus(); // by keyboard, as a person without a mouse would
+    await page.keyboard.press("Space");
     await page.waitForSelector(`#${out.signal}[aria-pressed="true"]`, { timeout: STEP_MS });
     out.signalStatus = await status(page);
     out.teamSignals = await page.locator("#team-signals li").allTextContents();
