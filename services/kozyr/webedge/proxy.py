@@ -175,9 +175,10 @@ class Proxy:
             return _origin_refused(origin)
         content_type = request.headers.get("Content-Type", "").split(";")[0].strip().lower()
         if content_type not in _CONTENT_TYPES:
-            return web.Response(
+            return web.Response(  # with CORS headers: the page may read why
                 status=415,
                 text=f"expected {GRPC_WEB}+proto or {GRPC_WEB_TEXT}+proto, got {content_type!r}\n",
+                headers=self.origins.response_headers(origin) if origin is not None else None,
             )
         answer = _Answer(request, origin, self.origins, content_type.startswith(GRPC_WEB_TEXT))
         language = parse_language(request.headers.get(LANGUAGE_KEY))

@@ -251,6 +251,14 @@ async def test_what_is_not_grpc_web_is_refused_by_http(edge: Edge) -> None:
             headers={**headers(token("ana")), "content-type": content_type},
         ) as response:
             assert response.status == 415, content_type
+            assert "Access-Control-Allow-Origin" not in response.headers
+    async with edge.session.post(
+        f"{edge.url}/{TABLE}/GetTable",
+        data=body,
+        headers={**headers(token("ana")), "content-type": "text/plain", "Origin": ORIGIN},
+    ) as response:
+        assert response.status == 415
+        assert response.headers["Access-Control-Allow-Origin"] == ORIGIN, "the page may read it"
     async with edge.session.get(f"{edge.url}/{TABLE}/GetTable") as response:
         assert response.status == 405
 
