@@ -119,3 +119,23 @@ async def test_khozor_signal_and_move(web_stack: WebStack, tmp_path: Path) -> No
     )
     assert views > 2
     assert problems == []
+
+
+async def test_queue_to_a_table(web_stack: WebStack, tmp_path: Path) -> None:
+    """Join the queue (computers now): the ticket's stream through the edge seats the
+    player at a rated table, where hints are off."""
+    out = await drive(web_stack, "queue", tmp_path, player="dana")
+    ticket_answers = [
+        r
+        for r in out["received"]
+        if r["method"] == "kozyr.matchmaking.v1.MatchmakingService/WatchTicket"
+    ]
+    assert ticket_answers[-1]["message"]["table_id"] == out["tableId"]
+    views = [r["message"]["view"] for r in out["received"] if "view" in r.get("message", {})]
+    assert views, "no view of the table"
+    assert not any(v.get("hints_allowed") for v in views), "a queue's table allows no hints"
+    assert out["hintHidden"]
+    problems, _ = await leaks_seen_by_page(
+        web_stack, THREE_FIVE_EIGHT, out["tableId"], out["received"]
+    )
+    assert problems == []

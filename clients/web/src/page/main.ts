@@ -226,7 +226,7 @@ async function queue(): Promise<void> {
       create(EnterQueueRequestSchema, {
         requestId: newRequestId(),
         game: chosenGame(),
-        fillWithComputers: true,
+        fillWithComputers: byId<HTMLInputElement>("fill-now").checked,
         table: { computerLevel: chosenLevel() },
       }),
     );

@@ -26,6 +26,11 @@ const LABELS = {
   computers: { en: "Computers", ro: "Calculatoare", it: "Computer" },
   private_table: { en: "Play now with computers", ro: "Joacă acum cu calculatoare", it: "Gioca ora con i computer" },
   queue: { en: "Join the queue", ro: "Intră la coadă", it: "Entra in coda" },
+  fill_now: {
+    en: "In the queue, computers take the free seats at once",
+    ro: "La coadă, calculatoarele ocupă imediat locurile libere",
+    it: "In coda, i computer prendono subito i posti liberi",
+  },
   cancel: { en: "Leave the queue", ro: "Ieși de la coadă", it: "Esci dalla coda" },
   open_table: { en: "Open a table by its id", ro: "Deschide o masă după id", it: "Apri un tavolo dal suo id" },
   open: { en: "Open", ro: "Deschide", it: "Apri" },

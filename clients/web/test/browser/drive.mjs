@@ -168,6 +168,22 @@ const scenarios = {
     await received(page);
   },
 
+  /** The queue: matchmaking's ticket watched through the edge (WatchTicket) until it
+   * names a table, computers taking the free seats (the box ticked); one move. */
+  async queue(page) {
+    await logIn(page, args.player, "en");
+    await page.check('input[name="game"][value="358"]');
+    await page.getByLabel("computers take the free seats at once").check();
+    await page.click("#queue");
+    await page.waitForSelector("#table[data-version]", { timeout: STEP_MS });
+    out.tableId = (await table(page)).tableId;
+    note(`queued, seated at ${out.tableId}`);
+    if (await awaitTurn(page)) out.move = await clickMove(page);
+    out.hintHidden = await page.locator("#hint").isHidden();
+    await shot(page, "from-the-queue");
+    await received(page);
+  },
+
   /** A refusal explained in Romanian, then a reload that resumes the same table. */
   async refusalReload(page) {
     await logIn(page, args.player, "ro");
