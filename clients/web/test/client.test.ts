@@ -12,6 +12,7 @@ import {
   errorText,
   TableSession,
   watchTable,
+  type Received,
   type RetryPolicy,
   type SessionEvent,
 } from "../src/client/index.js";
@@ -77,6 +78,33 @@ describe("metadata", () => {
     servers.push(server);
     await createKozyr({ baseUrl: server.baseUrl }).table.getTable({ tableId: "t1" });
     assert.equal(seen[0]!.get("authorization"), null);
+  });
+});
+
+describe("observing", () => {
+  test("every message of a call or a stream, and every error, is told as it arrives", async () => {
+    const server = await serve(TableService, {
+      getTable: () => ({ view: view(1) }),
+      async *watchTable() {
+        yield { view: view(2) };
+        yield { view: view(3) };
+        throw kozyrError(Code.FailedPrecondition, "TABLE_GONE", { en: "Gone." });
+      },
+    });
+    servers.push(server);
+    const told: Received[] = [];
+    const kozyr = createKozyr({ baseUrl: server.baseUrl, observe: (r) => told.push(r) });
+    await kozyr.table.getTable({ tableId: "t1" });
+    await assert.rejects(async () => {
+      for await (const _ of kozyr.table.watchTable({ tableId: "t1" })) {
+        // each answer is told before the caller sees it
+      }
+    });
+    const versions = told.map((r) => ("message" in r ? (r.message as { view?: TableView }).view?.version : "error"));
+    assert.deepEqual(versions, [1n, 2n, 3n, "error"]);
+    assert.equal(told[0]!.method, "kozyr.table.v1.TableService/GetTable");
+    assert.equal(told[3]!.method, "kozyr.table.v1.TableService/WatchTable");
+    assert.equal("error" in told[3]! && errorDetails(told[3].error).reason, "TABLE_GONE");
   });
 });
 

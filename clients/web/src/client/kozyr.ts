@@ -40,7 +40,9 @@ export type Received =
 export interface KozyrOptions {
   /** The gRPC-Web edge, e.g. "http://127.0.0.1:8090" (every service on one origin). */
   baseUrl?: string;
-  /** Instead of `baseUrl`: a transport of the caller's (tests, Node's gRPC). */
+  /** Instead of `baseUrl`: a transport of the caller's (Node's gRPC …), which must add
+   * its own metadata: `token`, `language` and `observe` then go unused (the retries
+   * still apply). */
   transport?: Transport;
   /** The bearer token, or a function asked at every call; none: anonymous calls. */
   token?: string | (() => string | undefined);

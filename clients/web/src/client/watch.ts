@@ -69,12 +69,11 @@ export async function* watchTable(
       );
       options.onState?.({ kind: "connected", afterFailures: failures });
       failures = 0;
-      for (const view of [got.view]) {
-        if (view && view.version > last) {
-          last = view.version;
-          yield view;
-          if (view.finished) return;
-        }
+      const read = got.view;
+      if (read && read.version > last) {
+        last = read.version;
+        yield read;
+        if (read.finished) return;
       }
       const stream = kozyr.table.watchTable(
         { tableId, fromVersion: last },

@@ -170,10 +170,14 @@ const PHASES: Record<string, Texts> = {
   over: { en: "Game over", ro: "Joc terminat", it: "Partita finita" },
   awaiting_draw: { en: "Drawing the opening team", ro: "Tragerea la sorți", it: "Sorteggio" },
   awaiting_deal: { en: "Dealing", ro: "Împărțirea cărților", it: "Distribuzione" },
+  chance: { en: "Dealing", ro: "Împărțirea cărților", it: "Distribuzione" },
+  exchange_give: { en: "Give a card", ro: "Dă o carte", it: "Dai una carta" },
+  lead: { en: "Lead", ro: "Deschide", it: "Apri" },
+  defend: { en: "Beat or pick up", ro: "Bate sau ia", it: "Batti o raccogli" },
   confirm_opener: { en: "Confirming the opener", ro: "Confirmarea celui care începe", it: "Conferma di chi inizia" },
 };
 
-/** A game phase by its name in `lang`. */
+/** A game phase, or the kind of a turn ("lead", "exchange_give" …), by its name in `lang`. */
 export function phaseName(code: string, lang: Lang): string {
   return PHASES[code]?.[lang] ?? code;
 }
