@@ -214,6 +214,7 @@ async def near_end_358(stack: WebStack, player: str, deals_left: int = DEALS_LEF
     The two others are persons while the deals are played, so the bots service (which
     follows the relayed events) never moves for them meanwhile."""
     import random
+    import uuid
 
     from kozyr.eventstore import PostgresEventStore
     from kozyr.games import three_five_eight
@@ -223,7 +224,7 @@ async def near_end_358(stack: WebStack, player: str, deals_left: int = DEALS_LEF
     async with PostgresEventStore(stack.mm.table.database_url, max_pool_size=2) as store:
         app = TableApp(store)
         created = await app.create(
-            request_id=f"near-end-{player}",
+            request_id=f"near-end-{uuid.uuid4().hex}",  # a new table on every call
             game_id=three_five_eight.GAME_ID,
             options={},
             seats=players,
