@@ -106,9 +106,13 @@ async def test_refusal_in_romanian_and_reload_resumes(web_stack: WebStack, tmp_p
 
 async def test_khozor_signal_and_move(web_stack: WebStack, tmp_path: Path) -> None:
     out = await drive(web_stack, "khozor", tmp_path, player="chiara")
-    if "falseSignal" in out:  # a signal the hand does not hold, explained in Italian
-        assert out["falseSignal"]["reason"] == "SIGNAL_NOT_TRUE"
-        assert out["falseSignal"]["text"] == "La tua mano non contiene una combinazione simile."
+    if "falseSignal" in out:  # a signal refused (the hand holds none, or no round yet)
+        submitted = "kozyr.table.v1.TableService/SubmitAction"
+        (said,) = [r["error"] for r in out["received"] if "error" in r and r["method"] == submitted]
+        assert out["falseSignal"]["reason"] == said["reason"]
+        assert out["falseSignal"]["text"] == said["messages"]["it"] != said["messages"]["en"]
+        if said["reason"] == "SIGNAL_NOT_TRUE":
+            assert said["messages"]["it"] == "La tua mano non contiene una combinazione simile."
     assert out["signalStatus"]["kind"] != "error", out["signalStatus"]
     shown = "set da 3" if out["signal"] == "signal-three" else "set da 5"
     assert any(row.startswith("chiara (tu):") and shown in row for row in out["teamSignals"])

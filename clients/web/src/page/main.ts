@@ -8,10 +8,10 @@
  * message and error the client received is kept in `window.kozyrReceived` (the browser
  * tests hand them to the leak checker).
  */
-import { create, toJson } from "@bufbuild/protobuf";
+import { create, equals, toJson } from "@bufbuild/protobuf";
 import { Game } from "../gen/kozyr/common/v1/games_pb.js";
 import { CreatePrivateTableRequestSchema, EnterQueueRequestSchema } from "../gen/kozyr/matchmaking/v1/matchmaking_service_pb.js";
-import { Signal, type Action } from "../gen/kozyr/table/v1/actions_pb.js";
+import { ActionSchema, Signal, type Action } from "../gen/kozyr/table/v1/actions_pb.js";
 import type { TableView } from "../gen/kozyr/table/v1/views_pb.js";
 import { createKozyr, errorDetails, errorText, newRequestId, TableSession, type Kozyr, type Received, type SessionEvent } from "../client/index.js";
 import { actionCards, actionLabel, cardAction, defaultMarks, hand, markedAction, marking, myTurn, playableCards, signalAction } from "./moves.js";
@@ -392,10 +392,7 @@ function renderMoves(view: TableView, l: Lang): void {
   const buttons = moveButtons(view, l);
   for (const button of buttons) {
     const action = view.legalActions[Number(button.dataset["move"])]!;
-    if (state.hinted && JSON.stringify(actionCards(action)) === JSON.stringify(actionCards(state.hinted)) &&
-        action.action.case === state.hinted.action.case) {
-      button.classList.add("hinted");
-    }
+    if (state.hinted && equals(ActionSchema, action, state.hinted)) button.classList.add("hinted");
     button.addEventListener("click", () => void send(action));
   }
   if (buttons.length === 0) {
