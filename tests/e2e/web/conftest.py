@@ -150,6 +150,8 @@ async def drive(
     except TimeoutError:
         process.kill()
         await process.wait()
+        if beside is not None:
+            beside.cancel()
         raise
     out: dict[str, Any] = json.loads(out_path.read_text()) if out_path.exists() else {}
     print(f"{scenario}: {out.get('seconds')} s in the browser, screenshots in {shots}")
