@@ -56,9 +56,9 @@ SCANNED = {
     "services/kozyr": None,  # the folder below names the service
     "libs/kozyr/runtime": EVERY_SERVICE,  # the gRPC server every service runs
     "libs/kozyr/client": "callers",  # texts shared by the services calling the table
+    "libs/kozyr/tables/refusals.py": "callers",  # table ids: the table service, the clock
     "libs/kozyr/games": "table",  # MalformedAction: SubmitAction's request checks
 }
-_LIBS = {s for s in SCANNED.values() if s is not None}
 DYNAMIC = {
     ("services/kozyr/table/app.py", "error.reason"): "the games' rule reasons (§7)",
     ("services/kozyr/table/actions.py", "err.reason"): "MalformedAction's own reasons",
@@ -93,14 +93,15 @@ class _Site:
 def _service_of(path: Path) -> str:
     relative = path.relative_to(REPO_ROOT).as_posix()
     for prefix, service in SCANNED.items():
-        if relative.startswith(prefix + "/"):
+        if relative == prefix or relative.startswith(prefix + "/"):
             return service or relative[len(prefix) + 1 :].split("/")[0]
     raise ValueError(relative)
 
 
 def _files() -> Iterator[Path]:
     for prefix in SCANNED:
-        for path in sorted((REPO_ROOT / prefix).rglob("*.py")):
+        scanned = REPO_ROOT / prefix
+        for path in [scanned] if scanned.is_file() else sorted(scanned.rglob("*.py")):
             if "/api/" not in path.as_posix():
                 yield path
 
@@ -221,9 +222,17 @@ def _own_calls(scope: ast.AST) -> Iterator[ast.Call]:
         stack.extend(ast.iter_child_nodes(node))
 
 
-def _callers(calls: _CallIndex, function: str) -> set[str]:
-    """The services whose code calls `function` (for texts shared in libs/)."""
-    return {s for s, _, _, _ in calls.get(function, ()) if s not in _LIBS}
+def _callers(calls: _CallIndex, function: str, depth: int = 0) -> set[str]:
+    """The services whose code calls `function` (for texts shared in libs/), also through
+    a shared function that calls it (`refusals.table_id` raising `invalid_table_id()`)."""
+    services = set()
+    for service, caller, _, _ in calls.get(function, ()):
+        if service == "callers":
+            if caller and caller != function and depth < 3:
+                services |= _callers(calls, caller, depth + 1)
+        elif service != EVERY_SERVICE:  # a service, or the games (the table's)
+            services.add(service)
+    return services
 
 
 def _reasons_of(site: _Site, calls: _CallIndex, constants: dict[str, str]) -> list[str] | None:

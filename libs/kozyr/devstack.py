@@ -131,7 +131,7 @@ SERVICES = (
         extra_env={
             # the page calls the edge on its own host (clients/web/README.md) and lets
             # anyone log in with a name: a developer's machine only
-            "KOZYR_WEBEDGE_PORT": os.environ.get("KOZYR_WEBEDGE_PORT", "8080"),
+            "KOZYR_WEBTABLE_EDGE_PORT": os.environ.get("KOZYR_WEBEDGE_PORT", "8080"),
             "KOZYR_WEBTABLE_DEV_LOGIN": "true",
         },
     ),

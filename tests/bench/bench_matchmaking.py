@@ -40,6 +40,7 @@ from kozyr.eventstore import NewEvent, PostgresEventStore, migrate
 from kozyr.matchmaking import decisions
 from kozyr.matchmaking.book import Decision, LobbyBook
 from kozyr.matchmaking.decisions import Event
+from kozyr.matchmaking.events import MatchDecided
 from kozyr.matchmaking.lobby import (
     KHOZOR_TEAMS,
     THREE_FIVE_EIGHT,
@@ -86,8 +87,8 @@ def bench_matching(size: int) -> None:
         started = time.perf_counter()
         events = find_matches(lobby, NOW, RULES)
         seconds = time.perf_counter() - started
-        matches = [d for t, d in events if t == "MatchDecided"]
-        placed = sum(len(d["tickets"]) for d in matches)
+        matches = [e for e in events if isinstance(e, MatchDecided)]
+        placed = sum(len(m.tickets) for m in matches)
         print(
             f"matching  {players:>6,} players in {tickets:>6,} tickets: {len(matches):>5,} "
             f"matches, {placed:>6,} tickets placed in {seconds:.3f} s = "
@@ -147,7 +148,7 @@ async def bench_lobby(database_url: str, tickets: int) -> None:
         started = time.perf_counter()
         events = await book.decide("tick", lambda lobby: find_matches(lobby, later, RULES))
         ticked = time.perf_counter() - started
-        matches = sum(1 for t, _ in events if t == "MatchDecided")
+        matches = sum(1 for e in events if isinstance(e, MatchDecided))
         print(f"lobby     one tick: {matches:,} matches decided and appended in {ticked:.3f} s "
               f"= {matches / ticked:,.0f} matches/s")  # fmt: skip
     async with PostgresEventStore(database_url) as store:

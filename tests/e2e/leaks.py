@@ -40,7 +40,8 @@ from google.protobuf import json_format
 from kozyr.api.table.v1 import table_service_pb2 as pb
 from kozyr.api.table.v1 import views_pb2
 from kozyr.games.cards import JokerColor, Rank, Suit, card, joker
-from kozyr.games.translations import Lang, card_name
+from kozyr.games.translations import card_name
+from kozyr.texts import Lang
 
 CARD = re.compile(r"(?:10|[2-9JQKA])[CDHS]|JK-(?:red|black|gray)")
 """A card in the text format of kozyr.common.v1.Card, as a whole JSON string."""

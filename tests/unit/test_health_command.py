@@ -191,11 +191,11 @@ async def test_the_probe_loads_tls_only_when_the_service_speaks_it(tmp_path: Pat
 async def test_the_web_edge_is_asked_over_http() -> None:
     """`--http`: the web edge's /healthz (it serves no gRPC health), on the container's
     KOZYR_WEBEDGE_PORT without a target; 1 once it has stopped."""
-    from kozyr.runtime import load_settings
     from kozyr.webedge.service import WebEdge
+    from kozyr.webedge.settings import WebEdgeSettings
 
     edge = WebEdge(
-        load_settings(
+        WebEdgeSettings.load(
             table_target=f"127.0.0.1:{free_port()}", webedge_host="127.0.0.1", webedge_port=0
         )
     )

@@ -15,7 +15,7 @@ import inspect
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from types import ModuleType
-from typing import Any
+from typing import Any, get_type_hints
 
 import pytest
 
@@ -23,8 +23,10 @@ from kozyr.bots import texts as bots_texts
 from kozyr.client import texts as client_texts
 from kozyr.clock import texts as clock_texts
 from kozyr.matchmaking import texts as matchmaking_texts
-from kozyr.runtime.errors import LANGUAGES, KozyrError
+from kozyr.runtime.errors import KozyrError
 from kozyr.table import texts as table_texts
+from kozyr.tables import refusals as table_refusals
+from kozyr.texts import LANGUAGES
 
 MODULES: tuple[ModuleType, ...] = (
     bots_texts,
@@ -32,6 +34,7 @@ MODULES: tuple[ModuleType, ...] = (
     matchmaking_texts,
     table_texts,
     client_texts,
+    table_refusals,
 )
 
 
@@ -154,10 +157,17 @@ def _errors() -> Iterator[tuple[str, KozyrError]]:
         for name, builder in inspect.getmembers(module, inspect.isfunction):
             if name.startswith("_") or builder.__module__ != module.__name__:
                 continue
+            if not _builds_an_error(builder):  # a check beside its builders (table_id)
+                continue
             for args in CALLS.get(name) or [_arguments(builder)]:
                 error = builder(*args)
                 assert isinstance(error, KozyrError), f"{module.__name__}.{name}"
                 yield f"{module.__name__}.{name}{args}", error
+
+
+def _builds_an_error(function: Callable[..., Any]) -> bool:
+    returns = get_type_hints(function).get("return")
+    return isinstance(returns, type) and issubclass(returns, KozyrError)
 
 
 def _arguments(builder: Callable[..., Any]) -> tuple[Any, ...]:

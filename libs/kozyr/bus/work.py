@@ -38,6 +38,21 @@ SCOOP_SECONDS = 0.005
 """After a first message, how long a fetch may wait for more already on their way."""
 
 
+def more_pending(messages: list[Msg]) -> bool:
+    """Whether the consumer had more messages waiting when the last of these was sent.
+
+    A lone message (the common case: a turn, a deadline) is handled at once instead of
+    after a scoop's wait for company that is not coming. A message without JetStream
+    metadata says nothing, so it is scooped after as before.
+    """
+    if not messages:
+        return False
+    try:
+        return bool(messages[-1].metadata.num_pending)
+    except Exception:  # a message without JetStream metadata
+        return True
+
+
 class MessageWorker:
     """Pulls messages of one durable consumer and handles them: ack on success, nak on error."""
 
@@ -77,7 +92,7 @@ class MessageWorker:
             try:
                 messages = await self._fetch(subscription, 1, self._max_wait)
                 free = self._free_slots() - len(messages)
-                if messages and free > 0:
+                if free > 0 and more_pending(messages):
                     messages += await self._fetch(subscription, free, SCOOP_SECONDS)
                 self._report_lag(messages)
             except Exception as error:  # connection trouble: nats-py reconnects by itself

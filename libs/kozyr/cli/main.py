@@ -34,8 +34,8 @@ import typer
 
 from kozyr.cli.play.command import play as play_command
 from kozyr.cli.problems import CliError, ExitCode
-from kozyr.games.translations import Lang
 from kozyr.runtime.roles import Role
+from kozyr.texts import Lang
 
 app = typer.Typer(
     name="kozyr",

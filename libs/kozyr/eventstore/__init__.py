@@ -2,6 +2,7 @@
 idempotency, per-stream hash chain, transactional outbox. See docs/eventstore.md.
 """
 
+from kozyr.eventstore.deciding import Append, Appended, Repeated, Settled, decide_and_append
 from kozyr.eventstore.errors import (
     ConcurrencyConflict,
     EventStoreError,
@@ -31,7 +32,9 @@ from kozyr.eventstore.model import (
 from kozyr.eventstore.store import PostgresEventStore
 
 __all__ = [
+    "Append",
     "AppendResult",
+    "Appended",
     "ConcurrencyConflict",
     "EventStore",
     "EventStoreError",
@@ -46,13 +49,16 @@ __all__ = [
     "PostgresEventStore",
     "QueuedMessage",
     "RecordedEvent",
+    "Repeated",
     "SchemaNotMigrated",
+    "Settled",
     "Snapshot",
     "StoreUnavailable",
     "StreamCorrupted",
     "StreamHead",
     "VerifyFailure",
     "VerifyReport",
+    "decide_and_append",
     "downgrade",
     "migrate",
 ]

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from kozyr.games.translations import Lang, Texts, in_language, parse_lang, text_param
+from kozyr.games.translations import text_param
+from kozyr.texts import Lang, Texts, in_language, parse_lang
 
 
 class GameError(Exception):
@@ -47,46 +48,46 @@ class RuleError(GameError):
 
 # Reasons common to both games. Game modules add their own catalogues.
 COMMON_TEXTS: Mapping[str, Texts] = {
-    "NOT_YOUR_TURN": {
-        Lang.EN: "It is not your turn.",
-        Lang.RO: "Nu este rândul tău.",
-        Lang.IT: "Non è il tuo turno.",
-    },
-    "GAME_OVER": {
-        Lang.EN: "The game is over.",
-        Lang.RO: "Jocul s-a terminat.",
-        Lang.IT: "La partita è finita.",
-    },
-    "WRONG_PHASE": {
-        Lang.EN: "This move is not possible now.",
-        Lang.RO: "Această mutare nu este posibilă acum.",
-        Lang.IT: "Questa mossa non è possibile ora.",
-    },
-    "CARD_NOT_IN_HAND": {
-        Lang.EN: "You do not hold {card}.",
-        Lang.RO: "Nu ai cartea {card}.",
-        Lang.IT: "Non hai la carta {card}.",
-    },
-    "INVALID_SEAT": {
-        Lang.EN: "There is no seat {seat} at this table.",
-        Lang.RO: "Nu există locul {seat} la această masă.",
-        Lang.IT: "Non c'è il posto {seat} a questo tavolo.",
-    },
-    "NOT_A_PLAYER_MOVE": {
-        Lang.EN: "Only the table itself makes this move.",
-        Lang.RO: "Doar masa face această mutare.",
-        Lang.IT: "Solo il tavolo fa questa mossa.",
-    },
-    "UNKNOWN_COMMAND": {
-        Lang.EN: "This game has no such move.",
-        Lang.RO: "Acest joc nu are o asemenea mutare.",
-        Lang.IT: "Questo gioco non prevede questa mossa.",
-    },
-    "MALFORMED_COMMAND": {
-        Lang.EN: "This move is malformed.",
-        Lang.RO: "Această mutare este formulată greșit.",
-        Lang.IT: "Questa mossa è formulata male.",
-    },
+    "NOT_YOUR_TURN": Texts(
+        en="It is not your turn.",
+        ro="Nu este rândul tău.",
+        it="Non è il tuo turno.",
+    ),
+    "GAME_OVER": Texts(
+        en="The game is over.",
+        ro="Jocul s-a terminat.",
+        it="La partita è finita.",
+    ),
+    "WRONG_PHASE": Texts(
+        en="This move is not possible now.",
+        ro="Această mutare nu este posibilă acum.",
+        it="Questa mossa non è possibile ora.",
+    ),
+    "CARD_NOT_IN_HAND": Texts(
+        en="You do not hold {card}.",
+        ro="Nu ai cartea {card}.",
+        it="Non hai la carta {card}.",
+    ),
+    "INVALID_SEAT": Texts(
+        en="There is no seat {seat} at this table.",
+        ro="Nu există locul {seat} la această masă.",
+        it="Non c'è il posto {seat} a questo tavolo.",
+    ),
+    "NOT_A_PLAYER_MOVE": Texts(
+        en="Only the table itself makes this move.",
+        ro="Doar masa face această mutare.",
+        it="Solo il tavolo fa questa mossa.",
+    ),
+    "UNKNOWN_COMMAND": Texts(
+        en="This game has no such move.",
+        ro="Acest joc nu are o asemenea mutare.",
+        it="Questo gioco non prevede questa mossa.",
+    ),
+    "MALFORMED_COMMAND": Texts(
+        en="This move is malformed.",
+        ro="Această mutare este formulată greșit.",
+        it="Questa mossa è formulata male.",
+    ),
 }
 
 

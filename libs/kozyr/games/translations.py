@@ -1,59 +1,32 @@
-"""The languages of player-facing texts and how a value reads in each of them.
+"""How a card, and a rule error's params, read in each language of player texts.
 
-Every text a player reads exists in English, Romanian and Italian (`Texts`); cards in a
-text are named by `card_name` (the language's rank letter and the suit symbol), never by
-their wire form. Rule errors (`kozyr.games.errors`) fill their templates through here.
+The languages and the `Texts` type are `kozyr.texts`'s (one catalogue type for the
+whole platform); here are the card-specific parts: cards in a text are named by
+`card_name` (the language's rank letter and the suit symbol), never by their wire form.
+Rule errors (`kozyr.games.errors`) fill their templates through `text_param`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from enum import StrEnum
 
 from kozyr.games.cards import Card, JokerColor, Rank, is_card
+from kozyr.texts import Lang, Texts
 
-
-class Lang(StrEnum):
-    """Languages of player-facing texts (the languages of the rule texts)."""
-
-    EN = "en"
-    RO = "ro"
-    IT = "it"
-
-
-Texts = Mapping[Lang, str]
-"""One message in every language; `str.format` placeholders filled from error params."""
-
-
-def in_language(texts: Texts, lang: Lang) -> str:
-    """One text in `lang`; English where a catalogue lacks it (English is never missing)."""
-    return texts.get(lang) or texts[Lang.EN]
-
-
-def parse_lang(value: str | None) -> Lang:
-    """A language tag like "ro", "it-IT" or "en_GB" → Lang; English when unknown."""
-    if value:
-        prefix = value.strip().lower()[:2]
-        for lang in Lang:
-            if lang.value == prefix:
-                return lang
-    return Lang.EN
-
-
-_RANK_LETTERS: Mapping[Lang, Mapping[Rank, str]] = {
-    Lang.EN: {},
-    Lang.RO: {Rank.JACK: "V", Rank.QUEEN: "D", Rank.KING: "R"},  # valet, damă, rege
-    Lang.IT: {Rank.JACK: "F", Rank.QUEEN: "D", Rank.KING: "R"},  # fante, donna, re
+_COURT_LETTERS: Mapping[Rank, Texts] = {
+    Rank.JACK: Texts(en="J", ro="V", it="F"),  # valet, fante
+    Rank.QUEEN: Texts(en="Q", ro="D", it="D"),  # damă, donna
+    Rank.KING: Texts(en="K", ro="R", it="R"),  # rege, re
 }
 """Court-card letters per language; every other rank keeps its own figure or letter."""
 
-_JOKER_NAMES: Mapping[Lang, str] = {Lang.EN: "{} joker", Lang.RO: "joker {}", Lang.IT: "jolly {}"}
-_JOKER_COLOURS: Mapping[Lang, Mapping[JokerColor, str]] = {
-    Lang.EN: {JokerColor.GRAY: "gray", JokerColor.BLACK: "black", JokerColor.RED: "red"},
-    Lang.RO: {JokerColor.GRAY: "gri", JokerColor.BLACK: "negru", JokerColor.RED: "roșu"},
-    Lang.IT: {JokerColor.GRAY: "grigio", JokerColor.BLACK: "nero", JokerColor.RED: "rosso"},
+_JOKER_NAME = Texts(en="{} joker", ro="joker {}", it="jolly {}")
+_JOKER_COLOURS: Mapping[JokerColor, Texts] = {
+    JokerColor.GRAY: Texts(en="gray", ro="gri", it="grigio"),
+    JokerColor.BLACK: Texts(en="black", ro="negru", it="nero"),
+    JokerColor.RED: Texts(en="red", ro="roșu", it="rosso"),
 }
-_OR: Mapping[Lang, str] = {Lang.EN: "or", Lang.RO: "sau", Lang.IT: "o"}
+_OR = Texts(en="or", ro="sau", it="o")
 
 
 def card_name(card: Card, lang: Lang) -> str:
@@ -64,10 +37,11 @@ def card_name(card: Card, lang: Lang) -> str:
     player-facing text goes through here, never through `str(card)` ("QS").
     """
     if card.joker is not None:
-        return _JOKER_NAMES[lang].format(_JOKER_COLOURS[lang][card.joker])
+        return _JOKER_NAME[lang].format(_JOKER_COLOURS[card.joker][lang])
     assert card.rank is not None
     assert card.suit is not None
-    return _RANK_LETTERS[lang].get(card.rank, card.rank.value) + card.suit.symbol
+    court = _COURT_LETTERS.get(card.rank)
+    return (court[lang] if court else card.rank.value) + card.suit.symbol
 
 
 def text_param(value: object, lang: Lang) -> object:

@@ -33,6 +33,7 @@ from jwt.exceptions import ExpiredSignatureError, InvalidKeyError, InvalidTokenE
 
 from kozyr.runtime.errors import PermissionDenied, Unauthenticated
 from kozyr.runtime.roles import Role as Role
+from kozyr.texts import Texts
 
 JwtAlgorithm = Literal["HS256", "HS384", "HS512", "RS256", "RS384", "RS512", "ES256", "EdDSA"]
 JWT_ALGORITHMS: tuple[str, ...] = get_args(JwtAlgorithm)
@@ -91,22 +92,22 @@ class AuthFailure(StrEnum):
     EXPIRED = "TOKEN_EXPIRED"
 
 
-_AUTH_TEXTS: Mapping[AuthFailure, Mapping[str, str]] = {
-    AuthFailure.MISSING: {
-        "en": "Please sign in: this call needs an access token.",
-        "ro": "Vă rugăm să vă autentificați: această operație necesită un token de acces.",
-        "it": "Effettua l'accesso: questa chiamata richiede un token di accesso.",
-    },
-    AuthFailure.INVALID: {
-        "en": "The access token is not valid.",
-        "ro": "Tokenul de acces nu este valid.",
-        "it": "Il token di accesso non è valido.",
-    },
-    AuthFailure.EXPIRED: {
-        "en": "The access token has expired: please sign in again.",
-        "ro": "Tokenul de acces a expirat: vă rugăm să vă autentificați din nou.",
-        "it": "Il token di accesso è scaduto: effettua di nuovo l'accesso.",
-    },
+_AUTH_TEXTS: Mapping[AuthFailure, Texts] = {
+    AuthFailure.MISSING: Texts(
+        en="Please sign in: this call needs an access token.",
+        ro="Vă rugăm să vă autentificați: această operație necesită un token de acces.",
+        it="Effettua l'accesso: questa chiamata richiede un token di accesso.",
+    ),
+    AuthFailure.INVALID: Texts(
+        en="The access token is not valid.",
+        ro="Tokenul de acces nu este valid.",
+        it="Il token di accesso non è valido.",
+    ),
+    AuthFailure.EXPIRED: Texts(
+        en="The access token has expired: please sign in again.",
+        ro="Tokenul de acces a expirat: vă rugăm să vă autentificați din nou.",
+        it="Il token di accesso è scaduto: effettua di nuovo l'accesso.",
+    ),
 }
 
 
@@ -124,12 +125,12 @@ def role_not_allowed(role: Role, allowed: Iterable[Role]) -> PermissionDenied:
     allowed_text = roles or "none"
     return PermissionDenied(
         "ROLE_NOT_ALLOWED",
-        {
-            "en": f"Your role ({role.value}) may not do this; allowed: {allowed_text}.",
-            "ro": f"Rolul dvs. ({role.value}) nu permite această operație; permise: "
+        Texts(
+            en=f"Your role ({role.value}) may not do this; allowed: {allowed_text}.",
+            ro=f"Rolul dvs. ({role.value}) nu permite această operație; permise: "
             f"{roles or 'niciunul'}.",
-            "it": f"Il tuo ruolo ({role.value}) non può farlo; consentiti: {roles or 'nessuno'}.",
-        },
+            it=f"Il tuo ruolo ({role.value}) non può farlo; consentiti: {roles or 'nessuno'}.",
+        ),
         metadata={"role": role.value, "allowedRoles": allowed_text},
     )
 

@@ -23,37 +23,23 @@ from google.protobuf import any_pb2
 from google.rpc import error_details_pb2, status_pb2  # type: ignore[import-untyped]
 from grpc_status import rpc_status
 
+from kozyr.texts import DEFAULT_LANGUAGE, LANGUAGES, Texts, parse_lang
+
 ERROR_DOMAIN = "kozyr.io"
 """The `ErrorInfo.domain` of every error this platform produces."""
 
-LANGUAGES = ("en", "ro", "it")
-"""Languages of player-facing texts; English is the fallback and the developer text."""
-
-DEFAULT_LANGUAGE = "en"
 
 _REASON = re.compile(r"^[A-Z][A-Z0-9_]{0,61}[A-Z0-9]$")
 _STATUS_DETAILS_KEY = "grpc-status-details-bin"
-
-
-def parse_language(value: str | None) -> str:
-    """An `accept-language`-like tag ("ro", "it-IT", "en_GB;q=0.8, ro") → "en" | "ro" | "it".
-
-    The first supported language in the list wins; English when none is supported.
-    """
-    for part in (value or "").split(","):
-        prefix = part.strip().lower()[:2]
-        if prefix in LANGUAGES:
-            return prefix
-    return DEFAULT_LANGUAGE
 
 
 class KozyrError(Exception):
     """Base of every error that may cross the API edge.
 
     `reason` is a stable UPPER_SNAKE_CASE code clients match on (AIP-193). `message` is
-    either one English text or a text per language ({"en": ..., "ro": ..., "it": ...});
-    English is required when a mapping is given. Keys may be plain strings or a StrEnum
-    of them (kozyr.games.translations.Lang), so a rule error's texts pass through unchanged.
+    either one English text or a text per language: a `kozyr.texts.Texts` (every text
+    this platform writes), or a mapping read back from the wire (`from_rpc_error`), where
+    English is required. A rule error's texts pass through unchanged.
     `metadata` is machine-readable context (string → string), e.g. {"currentVersion": "12"}.
     """
 
@@ -87,7 +73,7 @@ class KozyrError(Exception):
 
     def message_in(self, language: str) -> str:
         """The text in `language` (a tag like "ro" or "it-IT"), English when missing."""
-        return self.messages.get(parse_language(language), self.message)
+        return self.messages.get(parse_lang(language), self.message)
 
 
 class InvalidArgument(KozyrError):
@@ -178,12 +164,10 @@ class InternalError(KozyrError):
     code = grpc.StatusCode.INTERNAL
 
 
-INTERNAL_ERROR_MESSAGES: Mapping[str, str] = MappingProxyType(
-    {
-        "en": "Internal error. Please try again later.",
-        "ro": "Eroare internă. Vă rugăm să încercați din nou mai târziu.",
-        "it": "Errore interno. Riprova più tardi.",
-    }
+INTERNAL_ERROR_MESSAGES = Texts(
+    en="Internal error. Please try again later.",
+    ro="Eroare internă. Vă rugăm să încercați din nou mai târziu.",
+    it="Errore interno. Riprova più tardi.",
 )
 
 
@@ -234,7 +218,7 @@ def to_rich_status(error: KozyrError, *, language: str = DEFAULT_LANGUAGE) -> st
     )
     localized = [
         error_details_pb2.LocalizedMessage(locale=lang, message=error.messages[lang])
-        for lang in _languages_first(parse_language(language))
+        for lang in _languages_first(parse_lang(language))
         if lang in error.messages
     ]
     return status_pb2.Status(

@@ -30,6 +30,7 @@ from typing import Any, cast
 
 import grpc
 
+from kozyr.api.common.v1 import language_pb2
 from kozyr.runtime.auth import (
     ALL_ROLES,
     AUTHORIZATION_KEY,
@@ -46,7 +47,6 @@ from kozyr.runtime.errors import (
     KozyrError,
     Unavailable,
     internal_error,
-    parse_language,
     to_status,
 )
 from kozyr.runtime.logging import (
@@ -57,6 +57,7 @@ from kozyr.runtime.logging import (
 )
 from kozyr.runtime.metrics import observe_call
 from kozyr.runtime.outages import dependency_outage
+from kozyr.texts import Lang, Texts, parse_lang
 
 REQUEST_ID_KEY = "x-request-id"
 """Metadata key of the caller's correlation id (generated when absent or unusable)."""
@@ -96,7 +97,20 @@ def prefer_language(language: str | None) -> None:
 
     It wins over the `accept-language` metadata for the rest of this call.
     """
-    _PREFERRED_LANGUAGE.set(parse_language(language) if language else None)
+    _PREFERRED_LANGUAGE.set(parse_lang(language) if language else None)
+
+
+_REQUEST_LANGUAGES: Mapping[int, Lang] = {
+    language_pb2.LANGUAGE_EN: Lang.EN,
+    language_pb2.LANGUAGE_RO: Lang.RO,
+    language_pb2.LANGUAGE_IT: Lang.IT,
+}
+
+
+def prefer_request_language(code: int) -> None:
+    """`prefer_language` for a request's `language` field (`kozyr.common.v1.Language`);
+    LANGUAGE_UNSPECIFIED (or a value newer than this server) leaves `accept-language`."""
+    prefer_language(_REQUEST_LANGUAGES.get(code))
 
 
 def current_request_id() -> str | None:
@@ -231,11 +245,11 @@ def _tolerant(deserializer: Callable[[bytes], Any] | None) -> Callable[[bytes], 
 def undecodable_request() -> InvalidArgument:
     return InvalidArgument(
         "MALFORMED_REQUEST",
-        {
-            "en": "The request could not be decoded.",
-            "ro": "Cererea nu a putut fi decodificată.",
-            "it": "Non è stato possibile decodificare la richiesta.",
-        },
+        Texts(
+            en="The request could not be decoded.",
+            ro="Cererea nu a putut fi decodificată.",
+            it="Non è stato possibile decodificare la richiesta.",
+        ),
     )
 
 
@@ -398,7 +412,7 @@ class ErrorInterceptor(CallInterceptor):
 
 
 async def _abort(context: Any, error: KozyrError) -> None:
-    language = _PREFERRED_LANGUAGE.get() or parse_language(
+    language = _PREFERRED_LANGUAGE.get() or parse_lang(
         metadata_value(context.invocation_metadata(), LANGUAGE_KEY)
     )
     status = to_status(error, language=language)

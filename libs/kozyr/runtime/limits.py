@@ -24,6 +24,7 @@ from typing import Any, ClassVar
 
 from kozyr.runtime.errors import DeadlineExceeded, ResourceExhausted, Unavailable
 from kozyr.runtime.interceptors import HEALTH_SERVICE, CallInterceptor, Inner, Stage, service_of
+from kozyr.texts import Texts
 
 DEADLINE_MARGIN_SECONDS = 0.05
 """A handler is stopped this long before the caller's deadline, so that the caller gets
@@ -39,33 +40,33 @@ class ServerBusy(ResourceExhausted):
 def server_busy() -> ServerBusy:
     return ServerBusy(
         "SERVER_BUSY",
-        {
-            "en": "The service is busy: try again in a moment.",
-            "ro": "Serviciul este ocupat: încearcă din nou într-o clipă.",
-            "it": "Il servizio è occupato: riprova tra un momento.",
-        },
+        Texts(
+            en="The service is busy: try again in a moment.",
+            ro="Serviciul este ocupat: încearcă din nou într-o clipă.",
+            it="Il servizio è occupato: riprova tra un momento.",
+        ),
     )
 
 
 def shutting_down() -> Unavailable:
     return Unavailable(
         "SHUTTING_DOWN",
-        {
-            "en": "This server is shutting down: try again (another one will answer).",
-            "ro": "Acest server se oprește: încearcă din nou (va răspunde altul).",
-            "it": "Questo server si sta spegnendo: riprova (risponderà un altro).",
-        },
+        Texts(
+            en="This server is shutting down: try again (another one will answer).",
+            ro="Acest server se oprește: încearcă din nou (va răspunde altul).",
+            it="Questo server si sta spegnendo: riprova (risponderà un altro).",
+        ),
     )
 
 
 def deadline_exceeded() -> DeadlineExceeded:
     return DeadlineExceeded(
         "DEADLINE_EXCEEDED",
-        {
-            "en": "The call did not finish before its deadline.",
-            "ro": "Apelul nu s-a încheiat înainte de termenul său.",
-            "it": "La chiamata non è terminata entro la scadenza.",
-        },
+        Texts(
+            en="The call did not finish before its deadline.",
+            ro="Apelul nu s-a încheiat înainte de termenul său.",
+            it="La chiamata non è terminata entro la scadenza.",
+        ),
     )
 
 

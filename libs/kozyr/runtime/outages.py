@@ -26,29 +26,25 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sys
-from collections.abc import Awaitable, Callable, Mapping
-from types import MappingProxyType
+from collections.abc import Awaitable, Callable
 
 from kozyr.runtime.errors import Unavailable
 from kozyr.runtime.logging import get_logger
+from kozyr.texts import Texts
 
 STORE_UNAVAILABLE = "STORE_UNAVAILABLE"
 SCHEMA_NOT_MIGRATED = "SCHEMA_NOT_MIGRATED"
 BUS_UNAVAILABLE = "BUS_UNAVAILABLE"
 
-STORE_UNAVAILABLE_MESSAGES: Mapping[str, str] = MappingProxyType(
-    {
-        "en": "The records cannot be reached right now: try again soon.",
-        "ro": "Înregistrările nu pot fi accesate acum: încearcă din nou curând.",
-        "it": "I registri non sono raggiungibili ora: riprova tra poco.",
-    }
+STORE_UNAVAILABLE_MESSAGES = Texts(
+    en="The records cannot be reached right now: try again soon.",
+    ro="Înregistrările nu pot fi accesate acum: încearcă din nou curând.",
+    it="I registri non sono raggiungibili ora: riprova tra poco.",
 )
-SCHEMA_NOT_MIGRATED_MESSAGES: Mapping[str, str] = MappingProxyType(
-    {
-        "en": "The service is not ready (schema not migrated): try again soon.",
-        "ro": "Serviciul nu este pregătit (schema nu este migrată): încearcă din nou curând.",
-        "it": "Il servizio non è pronto (schema non migrato): riprova tra poco.",
-    }
+SCHEMA_NOT_MIGRATED_MESSAGES = Texts(
+    en="The service is not ready (schema not migrated): try again soon.",
+    ro="Serviciul nu este pregătit (schema nu este migrată): încearcă din nou curând.",
+    it="Il servizio non è pronto (schema non migrato): riprova tra poco.",
 )
 
 _DATABASE_MODULES = ("kozyr.eventstore", "asyncpg", "sqlalchemy")
@@ -119,12 +115,10 @@ def is_bus_outage(error: BaseException) -> bool:
     return False
 
 
-BUS_UNAVAILABLE_MESSAGES: Mapping[str, str] = MappingProxyType(
-    {
-        "en": "The game's messaging cannot be reached right now: try again soon.",
-        "ro": "Sistemul de mesaje al jocului nu poate fi accesat acum: încearcă din nou curând.",
-        "it": "Il sistema di messaggi del gioco non è raggiungibile ora: riprova tra poco.",
-    }
+BUS_UNAVAILABLE_MESSAGES = Texts(
+    en="The game's messaging cannot be reached right now: try again soon.",
+    ro="Sistemul de mesaje al jocului nu poate fi accesat acum: încearcă din nou curând.",
+    it="Il sistema di messaggi del gioco non è raggiungibile ora: riprova tra poco.",
 )
 
 

@@ -1,4 +1,4 @@
-"""The one settings object of every kozyr process, read from `KOZYR_*` environment variables.
+"""The settings every kozyr process shares, read from `KOZYR_*` environment variables.
 
 Laptop (`make run`), docker compose and Kubernetes all configure services through the same
 variables. Everything is validated at start-up by `load_settings()`, which raises a single
@@ -6,7 +6,15 @@ variables. Everything is validated at start-up by `load_settings()`, which raise
 half-configured and never fails later on a malformed URL or a missing key.
 
 Optional connections (database, NATS, peer services) default to unset: each service
-declares what it needs with `load_settings(required={...})`.
+declares what it needs with `load(required={...})`.
+
+`Settings` holds what every process reads (connections, keys, the gRPC edge, logs,
+metrics); each service's own knobs are a subclass beside it (`kozyr.table.settings.
+TableSettings`, and the clock's, the bots' and matchmaking's), named
+`KOZYR_<SERVICE>_*` except the table's two. A service loads its class
+(`TableSettings.load(required=...)`); the command line and libraries load `Settings`
+(`load_settings`). An override naming a field the class lacks is an error, never
+silently ignored; a variable of another service's is ignored.
 """
 
 from __future__ import annotations
@@ -17,7 +25,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
-from typing import Any, Literal, TypedDict
+from typing import Any, Literal, Self, TypedDict
 from urllib.parse import urlsplit
 
 import grpc
@@ -69,7 +77,8 @@ def env_name(field_name: str) -> str:
 
 
 class Settings(BaseSettings):
-    """Every knob of a kozyr process. Frozen: read once at start-up, passed down explicitly."""
+    """The knobs every kozyr process shares; a service's own are a subclass's.
+    Frozen: read once at start-up, passed down explicitly."""
 
     model_config = SettingsConfigDict(
         env_prefix=ENV_PREFIX,
@@ -181,109 +190,6 @@ class Settings(BaseSettings):
     )
 
     shutdown_grace_seconds: float = Field(10.0, ge=0)
-    watch_poll_seconds: float = Field(
-        10.0,
-        gt=0,
-        description="How often the table service checks every watched table's version in "
-        "one read: the bound on a watcher's delay when a NATS wake-up is lost.",
-    )
-    table_workers: int = Field(
-        1,
-        ge=1,
-        le=64,
-        description="Table-service processes serving the one gRPC port (SO_REUSEPORT): one "
-        "per core; each is a replica of the others. Needs a fixed KOZYR_GRPC_PORT.",
-    )
-    clock_offline_after_seconds: float = Field(
-        30.0,
-        gt=0,
-        description="The clock service: a player without a heartbeat for this long is offline.",
-    )
-    clock_cover_after_seconds: float = Field(
-        180.0,
-        ge=0,
-        description="The clock service: a player offline this long has his seats covered by "
-        "a computer.",
-    )
-    clock_time_offset_seconds: float = Field(
-        0.0,
-        ge=0,
-        description="Tests only: the clock service runs this far ahead of the wall clock, so "
-        "every deadline fires this much early (time skipping). 0 in production.",
-    )
-    bots_think_seconds: float = Field(
-        1.5,
-        ge=0,
-        description="The bots service: how long a computer seat waits before its move "
-        "(human-like pacing); 0 in tests and benchmarks.",
-    )
-    bots_level: Literal["easy", "normal", "hard"] = Field(
-        "normal",
-        description="The bots service: the level of a computer seat whose view names none "
-        "(tables name one for every computer seat: CreateTable's levels, docs/bots.md).",
-    )
-    bots_hard_budget_ms: float = Field(
-        200.0,
-        gt=0,
-        description="The bots service: how long the hard level searches one decision, in "
-        "milliseconds of one core (docs/bots.md).",
-    )
-    bots_hints_per_second: float = Field(
-        1.0,
-        gt=0,
-        description="The bots service: SuggestAction calls a player may make per second, "
-        "on average (a token bucket per player and replica).",
-    )
-    bots_hints_burst: int = Field(
-        5, ge=1, description="The bots service: SuggestAction calls a player may make at once."
-    )
-    bots_input_log: str | None = Field(
-        None,
-        description="Tests only: the bots service appends every input it receives (public "
-        "events, the table service's answers) to this file as JSON lines, so a test can "
-        "check that no hidden card reached it. Unset in production.",
-    )
-    webedge_host: str = Field(
-        "0.0.0.0", min_length=1, description="The web edge: the address its HTTP server binds."
-    )
-    webedge_port: int = Field(
-        8080,
-        ge=0,
-        le=65535,
-        description="The web edge: its HTTP port for gRPC-Web calls (0 picks a free one).",
-    )
-    webedge_allowed_origins: str | None = Field(
-        None,
-        description="The web edge: comma-separated origins whose pages may call it "
-        "(https://play.example.com; `http://127.0.0.1:*` for any port of a host; `*` for "
-        'any origin). Unset: no cross-origin page may (docs/api.md, "Calling kozyr from '
-        'a browser").',
-    )
-    webtable_host: str = Field(
-        "0.0.0.0", min_length=1, description="The web table page's server: the address it binds."
-    )
-    webtable_port: int = Field(
-        8090, ge=0, le=65535, description="The web table page's HTTP port (0 picks a free one)."
-    )
-    webtable_edge_url: str | None = Field(
-        None,
-        description="The gRPC-Web edge as the page's browser reaches it "
-        "(https://edge.example.com). Unset: the page's own host on KOZYR_WEBEDGE_PORT.",
-    )
-    webtable_dev_login: bool = Field(
-        False,
-        description="The web table page mints a player token for any name typed in "
-        "(`POST /dev/token`, signed with the deployment's key): `make run` only, never in "
-        "production, where players bring tokens of the deployment's own login.",
-    )
-    webtable_root: str | None = Field(
-        None,
-        description="The folder of the built page (default: clients/web/dist/page of the "
-        "checkout, which `make install` builds).",
-    )
-    livekit_url: str | None = Field(None, description="The LiveKit server clients join (wss://).")
-    livekit_api_key: str | None = Field(None, description="LiveKit API key (token issuer).")
-    livekit_api_secret: SecretStr | None = Field(None, description="LiveKit API secret.")
     otlp_endpoint: str | None = Field(
         None,
         description="An OpenTelemetry collector (OTLP over gRPC, e.g. http://otel:4317) that "
@@ -379,6 +285,27 @@ class Settings(BaseSettings):
             except KeyConfigError as error:
                 raise ValueError(str(error)) from None
         return value
+
+    @classmethod
+    def load(cls, *, required: Iterable[str] = (), **overrides: Any) -> Self:
+        """Read and validate the settings; SettingsError lists every problem at once.
+
+        `required` names the fields this service cannot run without, e.g.
+        `{"database_url", "jwt_key"}`. `overrides` (field names) win over the
+        environment — for tests and launchers; a name this class lacks is a ValueError.
+        """
+        required = list(required)
+        unknown = [name for name in [*required, *overrides] if name not in cls.model_fields]
+        if unknown:
+            raise ValueError(f"unknown settings fields of {cls.__name__}: {unknown}")
+        missing = [_missing(name) for name in required if not _is_given(name, overrides)]
+        try:
+            settings = cls(**overrides)
+        except ValidationError as error:
+            raise SettingsError(_problems(error) + missing) from None
+        if missing:
+            raise SettingsError(missing)
+        return settings
 
     # ----------------------------------------------------------------- derived values
 
@@ -560,24 +487,8 @@ def _problems(error: ValidationError) -> list[SettingsProblem]:
 
 
 def load_settings(*, required: Iterable[str] = (), **overrides: Any) -> Settings:
-    """Read and validate the settings; SettingsError lists every problem at once.
-
-    `required` names the fields this service cannot run without, e.g.
-    `{"database_url", "jwt_key"}`. `overrides` (field names) win over the environment —
-    for tests and launchers.
-    """
-    required = list(required)
-    unknown = [name for name in required if name not in Settings.model_fields]
-    if unknown:
-        raise ValueError(f"unknown settings fields: {unknown}")
-    missing = [_missing(name) for name in required if not _is_given(name, overrides)]
-    try:
-        settings = Settings(**overrides)
-    except ValidationError as error:
-        raise SettingsError(_problems(error) + missing) from None
-    if missing:
-        raise SettingsError(missing)
-    return settings
+    """The shared settings (`Settings.load`): for the command line and libraries."""
+    return Settings.load(required=required, **overrides)
 
 
 def _is_given(field_name: str, overrides: Mapping[str, Any]) -> bool:

@@ -3,13 +3,17 @@
 `outbox_messages` turns the events of one append into the messages the table service
 queues with it (`kozyr.eventstore.NewMessage`, channel "public", type = the event's
 name), so that the relay publishes them on "<root>.public.table.<id>.<Type>".
-`decode` reads a published body back, for consumers and tests.
+`decode` reads a published body back; `published_event` is how the consumers (bots,
+clock, matchmaking) read one: a body that is not such a message is logged and skipped,
+never retried (a redelivery would not make it readable).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+import structlog
+from google.protobuf.message import DecodeError
 from google.protobuf.struct_pb2 import Struct
 
 from kozyr.api.common.v1 import seats_pb2
@@ -29,6 +33,8 @@ from kozyr.tables.public import (
     TurnEnded,
     TurnStarted,
 )
+
+log = structlog.get_logger("kozyr.tables.public")
 
 _CONTROL = {
     SeatControl.PERSON: seats_pb2.SEAT_CONTROL_PERSON,
@@ -55,6 +61,20 @@ def outbox_messages(table_id: str, events: Sequence[PublicEvent]) -> list[NewMes
 def decode(payload: bytes) -> events_pb2.PublicTableEvent:
     """A published body → the message (raises `google.protobuf.message.DecodeError`)."""
     return events_pb2.PublicTableEvent.FromString(payload)
+
+
+def published_event(
+    data: bytes, subject: str, kind: str | None = None
+) -> events_pb2.PublicTableEvent | None:
+    """The public table event a NATS message holds, if it is of `kind` (its `event` oneof
+    field, e.g. "turn_started"; any kind when None); None for another kind, and None
+    logged for a body that is not a `PublicTableEvent` at all."""
+    try:
+        event = decode(data)
+    except DecodeError:
+        log.error("not a public table event: skipped", subject=subject)
+        return None
+    return event if kind is None or event.WhichOneof("event") == kind else None
 
 
 def encode(table_id: str, event: PublicEvent) -> events_pb2.PublicTableEvent:

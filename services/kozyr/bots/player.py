@@ -25,11 +25,10 @@ import json
 
 import grpc
 import structlog
-from google.protobuf.message import DecodeError
 from nats.aio.msg import Msg
 
 from kozyr.api.common.v1 import seats_pb2
-from kozyr.api.table.v1 import actions_pb2, events_pb2, views_pb2
+from kozyr.api.table.v1 import actions_pb2, views_pb2
 from kozyr.bots.khozor import signal_toggles
 from kozyr.bots.knowledge import Knowledge, deal_began, knowledge
 from kozyr.bots.levels import Level, NoMove, choose
@@ -38,6 +37,7 @@ from kozyr.bots.search import DEFAULT_BUDGET_MS, Budget
 from kozyr.client.caller import ServiceCaller
 from kozyr.runtime.errors import error_reason
 from kozyr.runtime.tracing import continued_from
+from kozyr.tables.public_wire import published_event
 
 CALL_SECONDS = 4.0
 """A call to the table service is given up after this and the event redelivered: less
@@ -90,12 +90,8 @@ class Player:
         self._searching = asyncio.Semaphore(1)
 
     async def public_event(self, message: Msg) -> None:
-        try:
-            event = events_pb2.PublicTableEvent.FromString(message.data)
-        except DecodeError:
-            log.error("not a public table event: skipped", subject=message.subject)
-            return
-        if event.WhichOneof("event") != "turn_started":
+        event = published_event(message.data, message.subject, "turn_started")
+        if event is None:
             return
         started = event.turn_started
         computer = [s.seat for s in started.seats if s.control == seats_pb2.SEAT_CONTROL_COMPUTER]

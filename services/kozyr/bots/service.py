@@ -27,6 +27,7 @@ from kozyr.bots.inputs import InputLog
 from kozyr.bots.levels import Level
 from kozyr.bots.limiter import TokenBuckets
 from kozyr.bots.player import Player
+from kozyr.bots.settings import BotsSettings
 from kozyr.bus.connection import ConnectionState, connect_when_reachable
 from kozyr.bus.consumers import DurableConsumer
 from kozyr.bus.streams import EventStreamSpec, ensure_stream, jetstream_name
@@ -38,7 +39,6 @@ from kozyr.runtime import (
     AuthPolicy,
     GrpcServer,
     ServiceSpec,
-    Settings,
     get_logger,
     service_full_name,
 )
@@ -57,7 +57,7 @@ CONCURRENCY = 100
 class BotsService:
     """One running bots replica. `await start()`, then `await stop()` (or run until signal)."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: BotsSettings) -> None:
         assert settings.table_target is not None, "load_settings(required=...) checks it"
         self.settings = settings
         self.root = settings.subject_root

@@ -6,38 +6,21 @@ message schedules (older than 2.12).
 
 from __future__ import annotations
 
-import asyncio
-import gc
 import sys
 
 from kozyr.bus.schedules import SchedulesUnsupported
 from kozyr.clock.service import REQUIRED_SETTINGS, ClockService
-from kozyr.runtime import SettingsError, configure_logging_for, get_logger, load_settings
-
-
-async def run() -> None:
-    settings = load_settings(required=REQUIRED_SETTINGS)
-    configure_logging_for(settings)
-    service = ClockService(settings)
-    port = await service.start()
-    gc.freeze()  # what is alive once up stays so: out of every collection
-    get_logger("kozyr.clock").info("clock service ready", port=port)
-    await service.run_until_signal()
-    # The interpreter's last collection, at exit, would walk everything allocated since:
-    # 1-2 s on a loaded node that a container's stop waits out (issue 23, defect 8).
-    gc.freeze()
+from kozyr.clock.settings import ClockSettings
+from kozyr.runtime.process import serve
 
 
 def main() -> int:
-    try:
-        asyncio.run(run())
-    except SettingsError as error:
-        print(f"kozyr.clock: {error}", file=sys.stderr)
-        return 2
-    except SchedulesUnsupported as error:
-        print(f"kozyr.clock: {error}", file=sys.stderr)
-        return 3
-    return 0
+    return serve(
+        "clock",
+        lambda: ClockSettings.load(required=REQUIRED_SETTINGS),
+        ClockService,
+        exit_codes={SchedulesUnsupported: 3},
+    )
 
 
 if __name__ == "__main__":

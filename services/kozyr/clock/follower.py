@@ -12,15 +12,14 @@ from __future__ import annotations
 from datetime import UTC
 
 import structlog
-from google.protobuf.message import DecodeError
 from nats.aio.msg import Msg
 
-from kozyr.api.table.v1 import events_pb2
 from kozyr.bus.schedules import parse_fire_subject
 from kozyr.clock.covering import COVER, Covering
 from kozyr.clock.presence import PresenceBook
 from kozyr.clock.seating import SeatAt
 from kozyr.clock.turns import TURN, TurnClock
+from kozyr.tables.public_wire import published_event
 
 log = structlog.get_logger("kozyr.clock")
 
@@ -37,10 +36,8 @@ class Follower:
         self._presence = presence
 
     async def public_event(self, message: Msg) -> None:
-        try:
-            event = events_pb2.PublicTableEvent.FromString(message.data)
-        except DecodeError:
-            log.error("not a public table event: skipped", subject=message.subject)
+        event = published_event(message.data, message.subject)
+        if event is None:
             return
         which = event.WhichOneof("event")
         if which == "turn_started":

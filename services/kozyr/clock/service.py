@@ -30,6 +30,7 @@ from kozyr.clock.follower import Follower
 from kozyr.clock.presence import PresenceBook
 from kozyr.clock.seating import SeatIndex
 from kozyr.clock.servicer import ClockServicer
+from kozyr.clock.settings import ClockSettings
 from kozyr.clock.tables import TableCaller
 from kozyr.clock.timing import Clock, SystemClock
 from kozyr.clock.turns import TurnClock
@@ -38,7 +39,6 @@ from kozyr.runtime import (
     AuthPolicy,
     GrpcServer,
     ServiceSpec,
-    Settings,
     get_logger,
     service_full_name,
 )
@@ -64,7 +64,7 @@ FIRE_CONCURRENCY = 200
 class ClockService:
     """One running clock replica. `await start()`, then `await stop()` (or run until signal)."""
 
-    def __init__(self, settings: Settings, *, clock: Clock | None = None) -> None:
+    def __init__(self, settings: ClockSettings, *, clock: Clock | None = None) -> None:
         assert settings.table_target is not None, "load_settings(required=...) checks it"
         self.settings = settings
         self.root = settings.subject_root

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import re
 from datetime import timedelta
 from typing import Any
 
@@ -21,8 +20,7 @@ from kozyr.clock.tables import CALL_SECONDS, TableCaller
 from kozyr.clock.timing import Clock
 from kozyr.clock.voice import VoiceRooms
 from kozyr.runtime.auth import Role, current_principal
-
-_TABLE_ID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+from kozyr.tables import refusals
 
 
 class ClockServicer(pb_grpc.ClockServiceServicer):
@@ -72,8 +70,7 @@ class ClockServicer(pb_grpc.ClockServiceServicer):
 
     async def JoinVoice(self, request: pb.JoinVoiceRequest, context: Any) -> pb.JoinVoiceResponse:
         player_id = current_principal().require(Role.PLAYER).subject
-        if not _TABLE_ID.fullmatch(request.table_id):
-            raise texts.invalid_table_id()
+        refusals.table_id(request.table_id)
         # Authorisation first: whether voice is set up here is nothing to tell a player
         # who has no seat at the table (nor is the table's state).
         view = await self._table_view(request.table_id)
@@ -99,7 +96,7 @@ class ClockServicer(pb_grpc.ClockServiceServicer):
             raise table_service_unavailable() from None
         except grpc.aio.AioRpcError as error:
             if error.code() == grpc.StatusCode.NOT_FOUND:
-                raise texts.table_not_found(table_id) from None
+                raise refusals.table_not_found(table_id) from None
             raise table_service_unavailable() from None
 
 

@@ -5,49 +5,24 @@ from __future__ import annotations
 from kozyr.runtime.errors import (
     FailedPrecondition,
     InvalidArgument,
-    NotFound,
     PermissionDenied,
 )
+from kozyr.texts import Texts
 
 MAX_PRESENCE_IDS = 100
-
-
-def invalid_table_id() -> InvalidArgument:
-    return InvalidArgument(
-        "INVALID_TABLE_ID",
-        {
-            "en": "table_id must be a UUID in lowercase hyphenated form "
-            "(xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx).",
-            "ro": "table_id trebuie să fie un UUID cu litere mici și cratime "
-            "(xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx).",
-            "it": "table_id deve essere un UUID in minuscolo con trattini "
-            "(xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx).",
-        },
-    )
-
-
-def table_not_found(table_id: str) -> NotFound:
-    return NotFound(
-        "TABLE_NOT_FOUND",
-        {
-            "en": f"There is no table {table_id}.",
-            "ro": f"Nu există masa {table_id}.",
-            "it": f"Non esiste il tavolo {table_id}.",
-        },
-    )
 
 
 def unsupported_player_id(player_id: str) -> InvalidArgument:
     return InvalidArgument(
         "INVALID_PLAYER_ID",
-        {
-            "en": f"Player id {player_id!r} cannot have a presence: use 1 to 128 letters, "
+        Texts(
+            en=f"Player id {player_id!r} cannot have a presence: use 1 to 128 letters, "
             "digits, '_' or '-'.",
-            "ro": f"Id-ul de jucător {player_id!r} nu poate avea prezență: folosiți între 1 și "
+            ro=f"Id-ul de jucător {player_id!r} nu poate avea prezență: folosiți între 1 și "
             "128 de litere, cifre, '_' sau '-'.",
-            "it": f"L'id giocatore {player_id!r} non può avere una presenza: usa da 1 a 128 "
+            it=f"L'id giocatore {player_id!r} non può avere una presenza: usa da 1 a 128 "
             "lettere, cifre, '_' o '-'.",
-        },
+        ),
         metadata={"playerId": player_id[:128]},
     )
 
@@ -55,11 +30,11 @@ def unsupported_player_id(player_id: str) -> InvalidArgument:
 def bad_presence_query(count: int) -> InvalidArgument:
     return InvalidArgument(
         "INVALID_PLAYER_IDS",
-        {
-            "en": f"Ask for 1 to {MAX_PRESENCE_IDS} player ids (got {count}).",
-            "ro": f"Cereți între 1 și {MAX_PRESENCE_IDS} id-uri de jucători (primite {count}).",
-            "it": f"Chiedi da 1 a {MAX_PRESENCE_IDS} id di giocatori (ricevuti {count}).",
-        },
+        Texts(
+            en=f"Ask for 1 to {MAX_PRESENCE_IDS} player ids (got {count}).",
+            ro=f"Cereți între 1 și {MAX_PRESENCE_IDS} id-uri de jucători (primite {count}).",
+            it=f"Chiedi da 1 a {MAX_PRESENCE_IDS} id di giocatori (ricevuti {count}).",
+        ),
         metadata={"max": str(MAX_PRESENCE_IDS), "count": str(count)},
     )
 
@@ -67,35 +42,35 @@ def bad_presence_query(count: int) -> InvalidArgument:
 def voice_not_configured() -> FailedPrecondition:
     return FailedPrecondition(
         "VOICE_NOT_CONFIGURED",
-        {
-            "en": "Voice is not available here: the server has no LiveKit configured "
+        Texts(
+            en="Voice is not available here: the server has no LiveKit configured "
             "(KOZYR_LIVEKIT_URL, KOZYR_LIVEKIT_API_KEY, KOZYR_LIVEKIT_API_SECRET).",
-            "ro": "Vocea nu este disponibilă aici: serverul nu are LiveKit configurat "
+            ro="Vocea nu este disponibilă aici: serverul nu are LiveKit configurat "
             "(KOZYR_LIVEKIT_URL, KOZYR_LIVEKIT_API_KEY, KOZYR_LIVEKIT_API_SECRET).",
-            "it": "La voce non è disponibile qui: il server non ha LiveKit configurato "
+            it="La voce non è disponibile qui: il server non ha LiveKit configurato "
             "(KOZYR_LIVEKIT_URL, KOZYR_LIVEKIT_API_KEY, KOZYR_LIVEKIT_API_SECRET).",
-        },
+        ),
     )
 
 
 def not_seated(table_id: str) -> PermissionDenied:
     return PermissionDenied(
         "NOT_SEATED",
-        {
-            "en": f"You have no seat at table {table_id}: only its players join its voice.",
-            "ro": f"Nu aveți loc la masa {table_id}: doar jucătorii ei intră în canalul vocal.",
-            "it": f"Non hai un posto al tavolo {table_id}: solo i suoi giocatori entrano "
+        Texts(
+            en=f"You have no seat at table {table_id}: only its players join its voice.",
+            ro=f"Nu aveți loc la masa {table_id}: doar jucătorii ei intră în canalul vocal.",
+            it=f"Non hai un posto al tavolo {table_id}: solo i suoi giocatori entrano "
             "nel suo canale vocale.",
-        },
+        ),
     )
 
 
 def table_finished(table_id: str) -> FailedPrecondition:
     return FailedPrecondition(
         "TABLE_FINISHED",
-        {
-            "en": f"Table {table_id} has finished: its voice channel is closed.",
-            "ro": f"Masa {table_id} s-a încheiat: canalul ei vocal este închis.",
-            "it": f"Il tavolo {table_id} è finito: il suo canale vocale è chiuso.",
-        },
+        Texts(
+            en=f"Table {table_id} has finished: its voice channel is closed.",
+            ro=f"Masa {table_id} s-a încheiat: canalul ei vocal este închis.",
+            it=f"Il tavolo {table_id} è finito: il suo canale vocale è chiuso.",
+        ),
     )

@@ -5,14 +5,17 @@ time; NATS fires timers on the wall clock. `SystemClock(offset)` runs `offset` a
 the wall clock: a deadline d fires at wall time d - offset. Production uses offset 0;
 an end-to-end test of turns of the minimum 10 s sets 9.8 s and each turn runs out
 0.2 s after it starts (`KOZYR_CLOCK_TIME_OFFSET_SECONDS`). Unit tests pass a
-`ManualClock` and move it by hand.
+`ManualClock` and move it by hand (both from `kozyr.runtime.clocks`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
 from typing import Protocol
+
+from kozyr.runtime.clocks import SystemClock
+
+__all__ = ["Clock", "SystemClock"]
 
 
 class Clock(Protocol):
@@ -23,32 +26,3 @@ class Clock(Protocol):
     def wall_time_of(self, instant: datetime) -> datetime:
         """When, on the wall clock (which NATS fires timers by), `instant` comes."""
         ...
-
-
-@dataclass(frozen=True, slots=True)
-class SystemClock:
-    """The wall clock, or a clock running `offset` ahead of it (tests: time skipping)."""
-
-    offset: timedelta = timedelta(0)
-
-    def now(self) -> datetime:
-        return datetime.now(UTC) + self.offset
-
-    def wall_time_of(self, instant: datetime) -> datetime:
-        return instant - self.offset
-
-
-@dataclass(slots=True)
-class ManualClock:
-    """A clock that moves only when told to (unit tests)."""
-
-    current: datetime
-
-    def now(self) -> datetime:
-        return self.current
-
-    def advance(self, seconds: float) -> None:
-        self.current += timedelta(seconds=seconds)
-
-    def wall_time_of(self, instant: datetime) -> datetime:
-        return instant

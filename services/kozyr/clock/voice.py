@@ -12,7 +12,7 @@ from datetime import datetime, timedelta
 
 from livekit import api
 
-from kozyr.runtime.settings import Settings
+from kozyr.clock.settings import ClockSettings
 
 TOKEN_TTL = timedelta(hours=6)
 """How long a token lets its holder join (a long Khözör match, with reconnects)."""
@@ -36,7 +36,7 @@ class VoiceRooms:
     root: str
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> VoiceRooms | None:
+    def from_settings(cls, settings: ClockSettings) -> VoiceRooms | None:
         """None unless KOZYR_LIVEKIT_URL, _API_KEY and _API_SECRET are all set."""
         if not (settings.livekit_url and settings.livekit_api_key and settings.livekit_api_secret):
             return None

@@ -6,36 +6,19 @@ It waits for its database to be migrated, and for NATS, before serving. Exit cod
 
 from __future__ import annotations
 
-import asyncio
-import gc
 import sys
 
 from kozyr.matchmaking.service import REQUIRED_SETTINGS, MatchmakingService
-from kozyr.matchmaking.settings import load_matchmaking_settings
-from kozyr.runtime import SettingsError, configure_logging_for, get_logger, load_settings
-
-
-async def run() -> None:
-    settings = load_settings(required=REQUIRED_SETTINGS)
-    matchmaking = load_matchmaking_settings()
-    configure_logging_for(settings)
-    service = MatchmakingService(settings, matchmaking)
-    port = await service.start()
-    gc.freeze()  # what is alive once up stays so: out of every collection
-    get_logger("kozyr.matchmaking").info("matchmaking service ready", port=port)
-    await service.run_until_signal()
-    # The interpreter's last collection, at exit, would walk everything allocated since:
-    # 1-2 s on a loaded node that a container's stop waits out (issue 23, defect 8).
-    gc.freeze()
+from kozyr.matchmaking.settings import MatchmakingSettings
+from kozyr.runtime.process import serve
 
 
 def main() -> int:
-    try:
-        asyncio.run(run())
-    except SettingsError as error:
-        print(f"kozyr.matchmaking: {error}", file=sys.stderr)
-        return 2
-    return 0
+    return serve(
+        "matchmaking",
+        lambda: MatchmakingSettings.load(required=REQUIRED_SETTINGS),
+        MatchmakingService,
+    )
 
 
 if __name__ == "__main__":

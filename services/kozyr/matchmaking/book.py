@@ -18,7 +18,16 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-from kozyr.eventstore import ConcurrencyConflict, EventStore, NewEvent
+from kozyr.eventstore import (
+    Append,
+    Appended,
+    ConcurrencyConflict,
+    EventStore,
+    NewEvent,
+    Settled,
+    decide_and_append,
+)
+from kozyr.matchmaking import events as lobby_events
 from kozyr.matchmaking import lobby as lobby_module
 from kozyr.matchmaking import metrics, texts
 from kozyr.matchmaking.decisions import Event
@@ -34,7 +43,7 @@ SNAPSHOT_EVERY = 1_000
 def snapshot_key() -> str:
     """Names the code that folds the lobby: a deployment that changes the fold ignores
     (then replaces) the snapshots of the old one."""
-    source = inspect.getsource(lobby_module).encode()
+    source = b"".join(inspect.getsource(m).encode() for m in (lobby_module, lobby_events))
     return f"lobby-{hashlib.sha256(source).hexdigest()[:16]}"
 
 
@@ -50,6 +59,8 @@ class LobbyBook:
         self._snapshot_version = 0
         self._lock = asyncio.Lock()
         self._changed = asyncio.Event()
+        self._news = False
+        """A catch-up or an append changed the lobby since watchers were last woken."""
         self.conflicts = 0
 
     async def load(self) -> None:
@@ -79,40 +90,31 @@ class LobbyBook:
         async with self._lock:
             found = await self._catch_up()
         if found:
+            self._news = False
             self._notify()
         return found
 
     async def _catch_up(self) -> bool:
-        """Under the lock: only one coroutine folds at a time, each event exactly once."""
+        """Under the lock: only one coroutine folds at a time, each event exactly once.
+
+        A stored event this code cannot read stops the fold (`UnknownLobbyEvent`)."""
         events = await self.store.read(STREAM, from_version=self.lobby.version)
         for event in events:
             if event.position == self.lobby.version + 1:
-                self.lobby.apply(event.type, dict(event.data))
+                self.lobby.apply(lobby_events.decode(event.type, dict(event.data)))
+        if events:
+            self._news = True
         return bool(events)
 
-    async def _append(
-        self, events: list[Event], request_id: str, metadata: dict[str, Any] | None
-    ) -> bool | None:
-        """Under the lock: True when appended (and folded), False for a repeat of
-        `request_id`, None on a conflict with another replica."""
-        try:
-            result = await self.store.append(
-                STREAM,
-                self.lobby.version,
-                [NewEvent(t, d) for t, d in events],
-                request_id=request_id,
-                metadata=metadata,
-                command_fingerprint=request_id,
-            )
-        except ConcurrencyConflict:
-            self.conflicts += 1
-            metrics.CONFLICTS.inc()
-            return None
-        if result.duplicate:
-            return False
-        for type_, data in events:
-            self.lobby.apply(type_, data)
-        return True
+    def _conflicted(self, _: ConcurrencyConflict) -> None:
+        self.conflicts += 1
+        metrics.CONFLICTS.inc()
+
+    def _fold_appended(self, appended: Appended[list[Event]]) -> None:
+        """Under the lock: the events just appended, folded (a repeat appends none)."""
+        for event in appended.decision.value:
+            self.lobby.apply(event)
+        self._news = True
 
     def _notify(self) -> None:
         """Wake every watcher waiting now: each waits on the event current when it began,
@@ -145,22 +147,38 @@ class LobbyBook:
         is refused, and the decision is made again on the caught-up lobby — so a
         decision is only ever stored if it was made on the latest lobby.
         """
-        for attempt in range(ATTEMPTS):
-            caught_up = fresh or attempt > 0
-            async with self._lock:
-                found = await self._catch_up() if caught_up else False
-                try:
-                    events = decision(self.lobby)
-                except KozyrError:
-                    if caught_up:
-                        raise
-                    continue  # a refusal is only ever given on the latest lobby
-                if not events and not caught_up:
-                    continue  # nor a "nothing to do"
-                appended = bool(events) and await self._append(events, request_id, metadata)
-            if found or appended:
+
+        async def latest() -> Lobby:
+            await self._catch_up()
+            return self.lobby
+
+        def decide(lobby: Lobby) -> Append[list[Event]] | Settled[None]:
+            events = decision(lobby)
+            if not events:
+                return Settled(None)
+            encoded = [NewEvent(*lobby_events.encode(e)) for e in events]
+            return Append(lobby.version, encoded, events, metadata=metadata)
+
+        try:
+            decided = await decide_and_append(
+                self.store,
+                STREAM,
+                decide,
+                load=latest,
+                known=None if fresh else self.lobby,
+                request_id=request_id,
+                command_fingerprint=request_id,
+                attempts=ATTEMPTS,
+                refusals=(KozyrError,),
+                serialize=self._lock,
+                on_conflict=self._conflicted,
+                on_recorded=self._fold_appended,
+                exhausted=texts.busy,
+            )
+        finally:
+            if self._news:
+                self._news = False
                 self._notify()
-            if appended is None:
-                continue  # conflict: decide again on the newer lobby
-            return events if appended else []
-        raise texts.busy()
+        if isinstance(decided, Appended) and not decided.result.duplicate:
+            return decided.decision.value
+        return []  # nothing to do, or a repeat of `request_id`

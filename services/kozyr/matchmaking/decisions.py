@@ -1,6 +1,6 @@
 """The lobby's commands decided: checks against the lobby, then the events to append.
 
-Each function reads a `Lobby` and returns `(type, data)` events, or raises the
+Each function reads a `Lobby` and returns typed events (`kozyr.matchmaking.events`), or raises the
 player-facing error (`kozyr.matchmaking.texts`) before anything is written. Ids that a
 retry must find again (a ticket, a party, a private match) are derived from the caller
 and his request id, so a repeated call decides the same events — and the event store's
@@ -12,9 +12,22 @@ from __future__ import annotations
 import hashlib
 import uuid
 from datetime import datetime
-from typing import Any
 
 from kozyr.matchmaking import leavers, texts
+from kozyr.matchmaking.events import (
+    AbandonJudged,
+    LobbyEvent,
+    MatchDecided,
+    PartyCreated,
+    PartyDisbanded,
+    PartyJoined,
+    PartyLeft,
+    PenaltyLifted,
+    TableEnded,
+    TableNoticed,
+    TicketCancelled,
+    TicketOpened,
+)
 from kozyr.matchmaking.lobby import (
     MAX_PARTY,
     PARTY_LIMIT,
@@ -27,7 +40,7 @@ from kozyr.matchmaking.lobby import (
     Ticket,
 )
 
-Event = tuple[str, dict[str, Any]]
+Event = LobbyEvent
 NAMESPACE = uuid.UUID("5b0c2a8e-7f49-4c1e-9a53-0f6d3c1b7e21")
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 """Party codes: no 0/O or 1/I to misread when a friend dictates one."""
@@ -94,18 +107,15 @@ def enter(
     check_free(lobby, players)
     check_cooldown(lobby, players, now)
     return [
-        (
-            "TicketOpened",
-            {
-                "ticket": ticket_id,
-                "game": game,
-                "players": list(players),
-                "party": party_id or None,
-                "options": options.encode(),
-                "fill_now": fill_now,
-                "skills": {p: skills[p].encode() for p in players},
-                "at": now.isoformat(),
-            },
+        TicketOpened(
+            ticket=ticket_id,
+            game=game,
+            players=players,
+            party=party_id or None,
+            options=options.encode(),
+            fill_now=fill_now,
+            skills={p: skills[p].encode() for p in players},
+            at=now.isoformat(),
         )
     ]
 
@@ -135,7 +145,7 @@ def cancel(lobby: Lobby, player_id: str, ticket_id: str) -> list[Event]:
         raise texts.ticket_over(ticket_id, outcome.state)
     if ticket.match_id is not None:
         raise texts.ticket_placing(ticket_id)
-    return [("TicketCancelled", {"ticket": ticket_id, "by": player_id})]
+    return [TicketCancelled(ticket_id, by=player_id)]
 
 
 def create_party(lobby: Lobby, player_id: str, party_id: str) -> list[Event]:
@@ -145,7 +155,7 @@ def create_party(lobby: Lobby, player_id: str, party_id: str) -> list[Event]:
             return []  # a retry of this very creation
         raise texts.already_in_party(current.party_id)
     code = party_code(lobby, party_id)
-    return [("PartyCreated", {"party": party_id, "code": code, "leader": player_id})]
+    return [PartyCreated(party_id, code, player_id)]
 
 
 def join_party(lobby: Lobby, player_id: str, code: str) -> tuple[Party, list[Event]]:
@@ -163,7 +173,7 @@ def join_party(lobby: Lobby, player_id: str, code: str) -> tuple[Party, list[Eve
     queued = lobby.party_ticket(party)
     if queued is not None:
         raise texts.party_queued(queued.ticket_id)
-    return party, [("PartyJoined", {"party": party_id, "player": player_id})]
+    return party, [PartyJoined(party_id, player_id)]
 
 
 def leave_party(lobby: Lobby, player_id: str) -> tuple[bool, list[Event]]:
@@ -177,11 +187,11 @@ def leave_party(lobby: Lobby, player_id: str) -> tuple[bool, list[Event]]:
     if ticket is not None and ticket.party_id == party.party_id:
         if ticket.match_id is not None:
             raise texts.ticket_placing(ticket.ticket_id)
-        events.append(("TicketCancelled", {"ticket": ticket.ticket_id, "by": player_id}))
+        events.append(TicketCancelled(ticket.ticket_id, by=player_id))
     if party.leader == player_id:
-        events.append(("PartyDisbanded", {"party": party.party_id}))
+        events.append(PartyDisbanded(party.party_id))
         return True, events
-    events.append(("PartyLeft", {"party": party.party_id, "player": player_id}))
+    events.append(PartyLeft(party.party_id, player_id))
     return False, events
 
 
@@ -222,17 +232,14 @@ def decided(
     seats: list[MatchSeat],
     tickets: tuple[str, ...],
     now: datetime,
-) -> Event:
-    return (
-        "MatchDecided",
-        {
-            "match": match_id,
-            "game": game,
-            "options": options.encode(),
-            "seats": [s.encode() for s in seats],
-            "tickets": list(tickets),
-            "at": now.isoformat(),
-        },
+) -> MatchDecided:
+    return MatchDecided(
+        match=match_id,
+        game=game,
+        options=options.encode(),
+        seats=tuple(s.encode() for s in seats),
+        tickets=tickets,
+        at=now.isoformat(),
     )
 
 
@@ -243,8 +250,7 @@ def table_noticed(
     until it finishes. Nothing for a table known or finished, or one without players."""
     if table_id in lobby.tables or table_id in lobby.ended or not seats:
         return []
-    data = {"table": table_id, "game": game, "seats": [list(s) for s in seats]}
-    return [("TableNoticed", {**data, "at": now.isoformat()})]
+    return [TableNoticed(table_id, game, tuple(seats), now.isoformat())]
 
 
 def check_cooldown(lobby: Lobby, players: tuple[str, ...], now: datetime) -> None:
@@ -267,20 +273,26 @@ def table_ended(
     Nothing the second time: a redelivered `TableFinished` judges nobody twice."""
     if table_id in lobby.ended:
         return []
-    ended: dict[str, Any] = {"table": table_id}
     if not leavers.counts_for_record(seats):
-        return [("TableEnded", ended)]
+        return [TableEnded(table_id)]
     assert now is not None
     events: list[Event] = []
     gone = leavers.leavers_of(seats)
     for player in sorted(gone):
         strikes = lobby.leavers.get(player, leavers.Record()).strikes + 1
         until = leavers.cooldown_end(strikes, now)
-        judged = {"table": table_id, "player": player, "strikes": strikes, "at": now.isoformat()}
-        events.append(("AbandonJudged", {**judged, "until": until.isoformat() if until else None}))
+        events.append(
+            AbandonJudged(
+                player,
+                strikes,
+                until=until.isoformat() if until else None,
+                table=table_id,
+                at=now.isoformat(),
+            )
+        )
     clean = sorted({s.player_id for s in seats if s.player_id} - gone)
     forgiven = [p for p in clean if lobby.leavers.get(p, leavers.Record()).forgiven_by_one_more()]
-    events.append(("TableEnded", {**ended, "clean": clean, "forgiven": forgiven}))
+    events.append(TableEnded(table_id, clean=tuple(clean), forgiven=tuple(forgiven)))
     return events
 
 
@@ -290,5 +302,4 @@ def lift_penalty(lobby: Lobby, player_id: str, by: str, reason: str, now: dateti
     record = lobby.leavers.get(player_id)
     if record is None:
         return []
-    data = {"player": player_id, "strikes": record.strikes - 1, "by": by, "reason": reason}
-    return [("PenaltyLifted", {**data, "at": now.isoformat()})]
+    return [PenaltyLifted(player_id, record.strikes - 1, by, reason, now.isoformat())]

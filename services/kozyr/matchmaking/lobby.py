@@ -19,10 +19,29 @@ Event data holds no floats (the event store refuses them): skills are decimal st
 from __future__ import annotations
 
 from collections import OrderedDict, deque
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Any
+from typing import Any, assert_never
 
+from kozyr.matchmaking import events as lobby_events
+from kozyr.matchmaking.events import (
+    AbandonJudged,
+    LobbyEvent,
+    MatchDecided,
+    MatchReleased,
+    MatchSeated,
+    PartyCreated,
+    PartyDisbanded,
+    PartyJoined,
+    PartyLeft,
+    PenaltyLifted,
+    TableEnded,
+    TableNoticed,
+    TicketCancelled,
+    TicketExpired,
+    TicketOpened,
+)
 from kozyr.matchmaking.leavers import Record
 
 STREAM = "lobby-main"
@@ -243,31 +262,55 @@ class Lobby:
 
     # ------------------------------------------------------------------ folding
 
-    def apply(self, type_: str, data: dict[str, Any]) -> None:
+    def apply(self, event: LobbyEvent) -> None:
         """Fold one event (read from the log, or just appended) into the state.
 
         Every handler tolerates an event that the decisions would never have made (a
         match seated twice, a party gone): a fold that raised would stop every replica
-        at that event for good, so the log's oddities are folded as no-ops instead."""
-        handler = getattr(self, f"_on_{type_}", None)
-        if handler is not None:  # an event type newer than this code is skipped
-            handler(data)
+        at that event for good, so the log's oddities are folded as no-ops instead. An
+        event type this code does not know never gets here: decoding it is an error
+        (`kozyr.matchmaking.events.decode`)."""
+        match event:
+            case TicketOpened():
+                self._ticket_opened(event)
+            case TicketCancelled(ticket=ticket):
+                self._close(ticket, "cancelled")
+            case TicketExpired(ticket=ticket):
+                self._close(ticket, "expired")
+            case MatchDecided():
+                self._match_decided(event)
+            case MatchSeated():
+                self._match_seated(event)
+            case MatchReleased(match=match_id):
+                self._match_released(match_id)
+            case TableNoticed():
+                self._table_noticed(event)
+            case TableEnded():
+                self._table_ended(event)
+            case AbandonJudged():
+                until = datetime.fromisoformat(event.until) if event.until else None
+                self.leavers[event.player] = Record(event.strikes, 0, until)
+            case PenaltyLifted():
+                self._penalty_lifted(event)
+            case PartyCreated() | PartyJoined() | PartyLeft() | PartyDisbanded():
+                self._party_event(event)
+            case _:
+                assert_never(event)
         self.version += 1
 
-    def _on_TicketOpened(self, d: dict[str, Any]) -> None:
-        players = tuple(d["players"])
+    def _ticket_opened(self, e: TicketOpened) -> None:
         ticket = Ticket(
-            ticket_id=d["ticket"],
-            game=d["game"],
-            players=players,
-            party_id=d.get("party"),
-            options=QueueOptions.decode(d["options"]),
-            fill_now=bool(d.get("fill_now", False)),
-            skills={p: Skill.decode(s) for p, s in d["skills"].items()},
-            opened_at=datetime.fromisoformat(d["at"]),
+            ticket_id=e.ticket,
+            game=e.game,
+            players=e.players,
+            party_id=e.party,
+            options=QueueOptions.decode(e.options),
+            fill_now=e.fill_now,
+            skills={p: Skill.decode(s) for p, s in e.skills.items()},
+            opened_at=datetime.fromisoformat(e.at),
         )
         self.tickets[ticket.ticket_id] = ticket
-        for player in players:
+        for player in e.players:
             self.by_player[player] = ticket.ticket_id
 
     def _close(self, ticket_id: str, state: str, table_id: str = "", seats: Any = ()) -> None:
@@ -283,20 +326,14 @@ class Lobby:
         while len(self.outcomes) > OUTCOMES_KEPT:
             self.outcomes.popitem(last=False)
 
-    def _on_TicketCancelled(self, d: dict[str, Any]) -> None:
-        self._close(d["ticket"], "cancelled")
-
-    def _on_TicketExpired(self, d: dict[str, Any]) -> None:
-        self._close(d["ticket"], "expired")
-
-    def _on_MatchDecided(self, d: dict[str, Any]) -> None:
+    def _match_decided(self, e: MatchDecided) -> None:
         match = Match(
-            match_id=d["match"],
-            game=d["game"],
-            options=QueueOptions.decode(d["options"]),
-            seats=tuple(MatchSeat.decode(s) for s in d["seats"]),
-            decided_at=datetime.fromisoformat(d["at"]),
-            tickets=tuple(d["tickets"]),
+            match_id=e.match,
+            game=e.game,
+            options=QueueOptions.decode(e.options),
+            seats=tuple(MatchSeat.decode(s) for s in e.seats),
+            decided_at=datetime.fromisoformat(e.at),
+            tickets=e.tickets,
         )
         self.matches[match.match_id] = match
         for player in match.seat_of():
@@ -313,14 +350,14 @@ class Lobby:
             if self.placing.get(player) == match.match_id:
                 del self.placing[player]
 
-    def _on_MatchSeated(self, d: dict[str, Any]) -> None:
-        match = self.matches.pop(d["match"], None)
+    def _match_seated(self, e: MatchSeated) -> None:
+        match = self.matches.pop(e.match, None)
         if match is None:  # never decided so: nothing to fold (the decisions prevent it)
             return
         self._unplace(match)
         seat_of = match.seat_of()
         table = SeatedTable(
-            d["table"], match.game, tuple(seat_of.items()), datetime.fromisoformat(d["at"])
+            e.table, match.game, tuple(seat_of.items()), datetime.fromisoformat(e.at)
         )
         self._seat(table)
         self.made[match.match_id] = table.table_id
@@ -332,8 +369,8 @@ class Lobby:
                 seats = tuple((p, seat_of[p]) for p in ticket.players)
                 self._close(ticket_id, "matched", table.table_id, seats)
 
-    def _on_MatchReleased(self, d: dict[str, Any]) -> None:
-        match = self.matches.pop(d["match"], None)
+    def _match_released(self, match_id: str) -> None:
+        match = self.matches.pop(match_id, None)
         if match is None:
             return
         self._unplace(match)
@@ -351,27 +388,21 @@ class Lobby:
             if table.table_id not in tables:
                 tables.append(table.table_id)
 
-    def _on_TableNoticed(self, d: dict[str, Any]) -> None:
-        if d["table"] in self.tables:
+    def _table_noticed(self, e: TableNoticed) -> None:
+        if e.table in self.tables:
             return
-        seats = tuple((p, int(s)) for p, s in d["seats"])
-        self._seat(SeatedTable(d["table"], d["game"], seats, datetime.fromisoformat(d["at"])))
+        self._seat(SeatedTable(e.table, e.game, e.seats, datetime.fromisoformat(e.at)))
 
-    def _on_AbandonJudged(self, d: dict[str, Any]) -> None:
-        until = datetime.fromisoformat(d["until"]) if d.get("until") else None
-        self.leavers[d["player"]] = Record(int(d["strikes"]), 0, until)
-
-    def _on_PenaltyLifted(self, d: dict[str, Any]) -> None:
-        strikes = int(d["strikes"])
-        if strikes:
-            self.leavers[d["player"]] = Record(strikes, 0, None)
+    def _penalty_lifted(self, e: PenaltyLifted) -> None:
+        if e.strikes:
+            self.leavers[e.player] = Record(e.strikes, 0, None)
         else:
-            self.leavers.pop(d["player"], None)
+            self.leavers.pop(e.player, None)
 
-    def _count_clean(self, d: dict[str, Any]) -> None:
+    def _count_clean(self, e: TableEnded) -> None:
         """A table's clean players: a step closer to a strike back, or one back."""
-        forgiven = set(d.get("forgiven", ()))
-        for player in d.get("clean", ()):
+        forgiven = set(e.forgiven or ())
+        for player in e.clean or ():
             record = self.leavers.get(player)
             if record is None:
                 continue
@@ -382,9 +413,9 @@ class Lobby:
             else:
                 del self.leavers[player]
 
-    def _on_TableEnded(self, d: dict[str, Any]) -> None:
-        self._count_clean(d)
-        table_id = d["table"]
+    def _table_ended(self, e: TableEnded) -> None:
+        self._count_clean(e)
+        table_id = e.table
         self.ended[table_id] = None
         while len(self.ended) > OUTCOMES_KEPT:
             self.ended.popitem(last=False)
@@ -398,31 +429,30 @@ class Lobby:
             if not tables:
                 self.seated.pop(player, None)
 
-    def _on_PartyCreated(self, d: dict[str, Any]) -> None:
-        party = Party(d["party"], d["code"], [d["leader"]])
-        self.parties[party.party_id] = party
-        self.party_of[party.leader] = party.party_id
-        self.codes[party.code] = party.party_id
-
-    def _on_PartyJoined(self, d: dict[str, Any]) -> None:
-        party = self.parties.get(d["party"])
-        if party is not None and d["player"] not in party.members:
-            party.members.append(d["player"])
-            self.party_of[d["player"]] = d["party"]
-
-    def _on_PartyLeft(self, d: dict[str, Any]) -> None:
-        party = self.parties.get(d["party"])
-        if party is not None and d["player"] in party.members:
-            party.members.remove(d["player"])
-            self.party_of.pop(d["player"], None)
-
-    def _on_PartyDisbanded(self, d: dict[str, Any]) -> None:
-        party = self.parties.pop(d["party"], None)
-        if party is None:
-            return
-        for member in party.members:
-            self.party_of.pop(member, None)
-        self.codes.pop(party.code, None)
+    def _party_event(self, e: PartyCreated | PartyJoined | PartyLeft | PartyDisbanded) -> None:
+        match e:
+            case PartyCreated():
+                party = Party(e.party, e.code, [e.leader])
+                self.parties[party.party_id] = party
+                self.party_of[party.leader] = party.party_id
+                self.codes[party.code] = party.party_id
+            case PartyJoined():
+                joined = self.parties.get(e.party)
+                if joined is not None and e.player not in joined.members:
+                    joined.members.append(e.player)
+                    self.party_of[e.player] = e.party
+            case PartyLeft():
+                left = self.parties.get(e.party)
+                if left is not None and e.player in left.members:
+                    left.members.remove(e.player)
+                    self.party_of.pop(e.player, None)
+            case PartyDisbanded():
+                gone = self.parties.pop(e.party, None)
+                if gone is None:
+                    return
+                for member in gone.members:
+                    self.party_of.pop(member, None)
+                self.codes.pop(gone.code, None)
 
 
 # ---------------------------------------------------------------------- snapshots
@@ -477,7 +507,9 @@ def encode(lobby: Lobby) -> dict[str, Any]:
 def decode(data: dict[str, Any]) -> Lobby:
     lobby = Lobby(version=int(data["version"]))
     for t in data["tickets"]:
-        lobby._on_TicketOpened(t)
+        opened = lobby_events.decode("TicketOpened", t)
+        assert isinstance(opened, TicketOpened)
+        lobby._ticket_opened(opened)
         lobby.tickets[t["ticket"]].match_id = t["match"]
     for ticket_id, state, game, players, at, table_id, seats in data["outcomes"]:
         lobby.outcomes[ticket_id] = Outcome(
@@ -514,9 +546,9 @@ def decode(data: dict[str, Any]) -> Lobby:
     return lobby
 
 
-def fold(events: list[tuple[str, dict[str, Any]]], lobby: Lobby | None = None) -> Lobby:
-    """The lobby after `events` (type, data), from `lobby` or from nothing."""
+def fold(events: Iterable[LobbyEvent], lobby: Lobby | None = None) -> Lobby:
+    """The lobby after `events`, from `lobby` or from nothing."""
     lobby = lobby or Lobby()
-    for type_, data in events:
-        lobby.apply(type_, data)
+    for event in events:
+        lobby.apply(event)
     return lobby

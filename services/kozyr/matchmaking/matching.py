@@ -35,6 +35,7 @@ from statistics import median
 from typing import Any
 
 from kozyr.matchmaking.decisions import NAMESPACE, Event, decided
+from kozyr.matchmaking.events import TicketExpired
 from kozyr.matchmaking.lobby import (
     KHOZOR_TEAMS,
     SEATS,
@@ -172,7 +173,7 @@ def _pool_matches(
         if waited >= rules.ticket_ttl:
             used.add(anchor.ticket_id)
             pool.take(anchor)
-            events.append(("TicketExpired", {"ticket": anchor.ticket_id}))
+            events.append(TicketExpired(anchor.ticket_id))
             continue
         near = pool.nearest(anchor, rules.window(waited), used, rules.neighbours)
         group = _full_group(game, anchor, near, now, rules)

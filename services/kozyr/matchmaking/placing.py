@@ -22,6 +22,7 @@ from kozyr.client.caller import ServiceCaller
 from kozyr.matchmaking import metrics
 from kozyr.matchmaking.book import Decision, LobbyBook
 from kozyr.matchmaking.decisions import Event
+from kozyr.matchmaking.events import MatchReleased, MatchSeated
 from kozyr.matchmaking.lobby import Lobby, Match
 from kozyr.matchmaking.tablemaking import create_table_request
 from kozyr.matchmaking.timing import Clock
@@ -41,7 +42,7 @@ def seated(match_id: str, table_id: str, at: str) -> Decision:
     def decision(lobby: Lobby) -> list[Event]:
         if match_id not in lobby.matches:
             return []
-        return [("MatchSeated", {"match": match_id, "table": table_id, "at": at})]
+        return [MatchSeated(match_id, table_id, at)]
 
     return decision
 
@@ -106,7 +107,7 @@ class Placer:
             await self._book.decide(
                 f"release:{match.match_id}",
                 lambda lobby: (
-                    [("MatchReleased", {"match": match.match_id, "reason": "refused"})]
+                    [MatchReleased(match.match_id, reason="refused")]
                     if match.match_id in lobby.matches
                     else []
                 ),

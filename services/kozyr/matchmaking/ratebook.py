@@ -26,7 +26,18 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from kozyr.eventstore import ConcurrencyConflict, EventStore, NewEvent, RecordedEvent
+from kozyr.eventstore import (
+    Append,
+    Appended,
+    AppendResult,
+    ConcurrencyConflict,
+    EventStore,
+    NewEvent,
+    RecordedEvent,
+    Repeated,
+    Settled,
+    decide_and_append,
+)
 from kozyr.matchmaking.lobby import Skill
 from kozyr.matchmaking.ratings import DEFAULT, SeatOutcome, ordinal, rate
 
@@ -197,17 +208,34 @@ class RatingBook:
             }
             if seat.player_id in abandoned:
                 data["abandoned"] = True
-            result = await self.store.append(
-                stream_of(game, seat.player_id),
-                record.version,
-                [NewEvent("RatingChanged", data)],
-                request_id=request_id,
-                command_fingerprint=request_id,
-            )
+            result = await self._append(game, record, data, request_id)
             if not result.duplicate:
                 changed += 1
                 self.leaderboard.offer_event(result.events[0])
         return changed
+
+    async def _append(
+        self, game: str, record: RatingRecord, data: dict[str, Any], request_id: str
+    ) -> AppendResult:
+        """One player's RatingChanged at the version his skill was read at — one
+        attempt (`decide_and_append`): a conflict means his skill changed, so every
+        player's update must be computed again, which only a whole `record` can do."""
+
+        def decide(_: RatingRecord) -> Append[None]:
+            return Append(record.version, [NewEvent("RatingChanged", data)], None)
+
+        decided: Appended[None] | Settled[None] | Repeated = await decide_and_append(
+            self.store,
+            stream_of(game, record.player_id),
+            decide,
+            load=lambda: self.rating(game, record.player_id),
+            known=record,
+            request_id=request_id,
+            command_fingerprint=request_id,
+            attempts=1,
+        )
+        assert isinstance(decided, Appended), "a rating is never refused nor settled"
+        return decided.result
 
 
 __all__ = ["ConcurrencyConflict", "Leaderboard", "RatingBook", "RatingRecord", "stream_of"]

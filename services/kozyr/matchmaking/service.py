@@ -17,13 +17,11 @@ from datetime import timedelta
 from typing import Any
 
 import structlog
-from google.protobuf.message import DecodeError
 from nats.aio.client import Client as NatsClient
 from nats.aio.msg import Msg
 from nats.js.api import DeliverPolicy
 
 from kozyr.api.matchmaking.v1 import matchmaking_service_pb2, matchmaking_service_pb2_grpc
-from kozyr.api.table.v1 import events_pb2
 from kozyr.bus.codec import MalformedEventMessage, decode_event
 from kozyr.bus.connection import ConnectionState, connect_when_reachable
 from kozyr.bus.consumers import DurableConsumer
@@ -42,7 +40,8 @@ from kozyr.eventstore.durability import check_commit_durability
 from kozyr.eventstore.readiness import until_migrated
 from kozyr.matchmaking import metrics
 from kozyr.matchmaking.book import LobbyBook
-from kozyr.matchmaking.decisions import table_ended, table_noticed
+from kozyr.matchmaking.decisions import Event, table_ended, table_noticed
+from kozyr.matchmaking.events import MatchDecided
 from kozyr.matchmaking.leavers import SeatFacts, leavers_of
 from kozyr.matchmaking.lobby import SEATS, Lobby, Match
 from kozyr.matchmaking.matching import find_matches
@@ -52,8 +51,9 @@ from kozyr.matchmaking.ratings import SeatOutcome
 from kozyr.matchmaking.servicer import MatchmakingServicer
 from kozyr.matchmaking.settings import MatchmakingSettings
 from kozyr.matchmaking.timing import Clock, FileOffsetClock, SystemClock
-from kozyr.runtime import AuthPolicy, GrpcServer, ServiceSpec, Settings, service_full_name
+from kozyr.runtime import AuthPolicy, GrpcServer, ServiceSpec, service_full_name
 from kozyr.runtime.auth import Role
+from kozyr.tables.public_wire import published_event
 
 SERVICE_NAME = service_full_name(matchmaking_service_pb2, "MatchmakingService")
 SERVICE_SUBJECT = "matchmaking"
@@ -90,8 +90,7 @@ class MatchmakingService:
 
     def __init__(
         self,
-        settings: Settings,
-        matchmaking: MatchmakingSettings,
+        settings: MatchmakingSettings,
         *,
         clock: Clock | None = None,
         pool_size: int = 10,
@@ -99,11 +98,10 @@ class MatchmakingService:
         assert settings.database_url is not None
         assert settings.table_target is not None
         self.settings = settings
-        self.options = matchmaking
         self.root = settings.subject_root
         self.clock = clock or (
-            FileOffsetClock(matchmaking.clock_offset_file)
-            if matchmaking.clock_offset_file
+            FileOffsetClock(settings.matchmaking_clock_offset_file)
+            if settings.matchmaking_clock_offset_file
             else SystemClock(timedelta(0))
         )
         self.store = PostgresEventStore(
@@ -126,8 +124,8 @@ class MatchmakingService:
         )  # fmt: skip
         self.placer = Placer(
             self.book, self.tables, self.clock,
-            complete_after=matchmaking.complete_after_seconds,
-            delay=matchmaking.create_delay_seconds,
+            complete_after=settings.matchmaking_complete_after_seconds,
+            delay=settings.matchmaking_create_delay_seconds,
         )  # fmt: skip
         self.server = GrpcServer(
             settings,
@@ -136,8 +134,9 @@ class MatchmakingService:
             store_probe=self.store.check_writable,
         )
         self.servicer = MatchmakingServicer(
-            self.book, self.ratings, self.placer, self.clock, matchmaking.rules,
-            self.server.shutting_down, place_seconds=matchmaking.private_table_wait_seconds,
+            self.book, self.ratings, self.placer, self.clock, settings.rules,
+            self.server.shutting_down,
+            place_seconds=settings.matchmaking_private_table_wait_seconds,
         )  # fmt: skip
         self._nc: NatsClient | None = None
         self._workers: list[MessageWorker] = []
@@ -217,20 +216,20 @@ class MatchmakingService:
                 raise
             except Exception as error:  # the next tick tries again
                 log.warning("matchmaking tick failed", error=repr(error))
-            await asyncio.sleep(self.options.tick_seconds)
+            await asyncio.sleep(self.settings.matchmaking_tick_seconds)
 
     async def tick(self) -> list[Match]:
         """Decide what the queue allows now, place it; place overdue matches."""
         now = self.clock.now()
-        rules = self.options.rules
+        rules = self.settings.rules
 
-        def decide(lobby: Lobby) -> list[Any]:
+        def decide(lobby: Lobby) -> list[Event]:
             return find_matches(lobby, now, rules)
 
         events = await self.book.decide(
             f"tick:{self.book.lobby.version}:{now.isoformat()}", decide, fresh=True
         )
-        decided = [self.book.lobby.matches[d["match"]] for t, d in events if t == "MatchDecided"]
+        decided = [self.book.lobby.matches[e.match] for e in events if isinstance(e, MatchDecided)]
         for match in decided:
             log.info("match decided", match_id=match.match_id, tickets=list(match.tickets))
             computers = any(seat.player_id is None for seat in match.seats)
@@ -251,7 +250,7 @@ class MatchmakingService:
     async def table_opened(self, message: Msg) -> None:
         """Count the players of any new table as seated (ALREADY_SEATED, ListMyTables),
         whoever opened it: an operator's table as much as one of ours."""
-        event = _public_event(message, "table_opened")
+        event = published_event(message.data, message.subject, "table_opened")
         if event is None or event.table_opened.game_id not in SEATS:
             return
         opened = event.table_opened
@@ -265,7 +264,7 @@ class MatchmakingService:
     async def table_finished(self, message: Msg) -> None:
         """Rate a finished table (each table once, its leavers as last), free its players'
         seats and judge its leavers (docs/leavers.md): one lobby decision, also once."""
-        event = _public_event(message, "table_finished")
+        event = published_event(message.data, message.subject, "table_finished")
         if event is None:
             return
         finished = event.table_finished
@@ -314,13 +313,3 @@ class MatchmakingService:
 
     async def run_until_signal(self) -> None:
         await self.server.run_until_signal()
-
-
-def _public_event(message: Msg, kind: str) -> events_pb2.PublicTableEvent | None:
-    """The public table event of `kind` a message holds; None (logged) for any other."""
-    try:
-        event = events_pb2.PublicTableEvent.FromString(message.data)
-    except DecodeError:
-        log.error("not a public table event: skipped", subject=message.subject)
-        return None
-    return event if event.WhichOneof("event") == kind else None

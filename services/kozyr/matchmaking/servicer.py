@@ -17,7 +17,6 @@ from typing import Any
 from google.protobuf.duration_pb2 import Duration
 from google.protobuf.timestamp_pb2 import Timestamp
 
-from kozyr.api.common.v1 import language_pb2
 from kozyr.api.matchmaking.v1 import matchmaking_service_pb2 as pb
 from kozyr.api.matchmaking.v1 import matchmaking_service_pb2_grpc as pb_grpc
 from kozyr.client.texts import table_service_unavailable
@@ -31,7 +30,7 @@ from kozyr.matchmaking.ratebook import RatingBook, RatingRecord
 from kozyr.matchmaking.tablemaking import GAME_ENUMS, GAME_IDS
 from kozyr.matchmaking.timing import Clock
 from kozyr.runtime.auth import Role, current_principal
-from kozyr.runtime.interceptors import prefer_language
+from kozyr.runtime.interceptors import prefer_request_language
 
 _REQUEST_ID = re.compile(r"[\x21-\x7e]{1,128}")
 _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
@@ -41,11 +40,6 @@ LEVEL_NAMES = {1: "easy", 2: "normal", 3: "hard"}
 PLAYER_COVER_AFTER = (30, 3600)
 """The cover_after_seconds a player may ask for (0: the clock's default): not below the
 clock's offline threshold's order of magnitude, not above the table service's limit."""
-LANGUAGES = {
-    language_pb2.LANGUAGE_EN: "en",
-    language_pb2.LANGUAGE_RO: "ro",
-    language_pb2.LANGUAGE_IT: "it",
-}
 STATES = {
     "searching": pb.TICKET_STATE_SEARCHING,
     "placing": pb.TICKET_STATE_PLACING,
@@ -192,7 +186,7 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
     async def EnterQueue(
         self, request: pb.EnterQueueRequest, context: Any
     ) -> pb.EnterQueueResponse:
-        prefer_language(LANGUAGES.get(request.language))
+        prefer_request_language(request.language)
         player = current_principal().require(Role.PLAYER).subject
         request_id = _request_id(request.request_id)
         game = _game(request.game)

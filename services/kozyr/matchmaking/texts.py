@@ -14,51 +14,51 @@ from kozyr.runtime.errors import (
     PermissionDenied,
     Unavailable,
 )
+from kozyr.texts import Texts
 
 
 def invalid_request_id() -> InvalidArgument:
     return InvalidArgument(
         "INVALID_REQUEST_ID",
-        {
-            "en": "request_id must be 1 to 128 printable ASCII characters without spaces.",
-            "ro": "request_id trebuie să aibă între 1 și 128 de caractere ASCII tipăribile, "
+        Texts(
+            en="request_id must be 1 to 128 printable ASCII characters without spaces.",
+            ro="request_id trebuie să aibă între 1 și 128 de caractere ASCII tipăribile, "
             "fără spații.",
-            "it": "request_id deve avere da 1 a 128 caratteri ASCII stampabili, senza spazi.",
-        },
+            it="request_id deve avere da 1 a 128 caratteri ASCII stampabili, senza spazi.",
+        ),
     )
 
 
 def invalid_game() -> InvalidArgument:
     return InvalidArgument(
         "INVALID_GAME",
-        {
-            "en": "Choose a game: GAME_THREE_FIVE_EIGHT or GAME_KHOZOR_TEAMS.",
-            "ro": "Alegeți un joc: GAME_THREE_FIVE_EIGHT sau GAME_KHOZOR_TEAMS.",
-            "it": "Scegli un gioco: GAME_THREE_FIVE_EIGHT o GAME_KHOZOR_TEAMS.",
-        },
+        Texts(
+            en="Choose a game: GAME_THREE_FIVE_EIGHT or GAME_KHOZOR_TEAMS.",
+            ro="Alegeți un joc: GAME_THREE_FIVE_EIGHT sau GAME_KHOZOR_TEAMS.",
+            it="Scegli un gioco: GAME_THREE_FIVE_EIGHT o GAME_KHOZOR_TEAMS.",
+        ),
     )
 
 
 def options_game_mismatch() -> InvalidArgument:
     return InvalidArgument(
         "OPTIONS_GAME_MISMATCH",
-        {
-            "en": "The options given are those of another game.",
-            "ro": "Opțiunile date sunt ale altui joc.",
-            "it": "Le opzioni indicate sono di un altro gioco.",
-        },
+        Texts(
+            en="The options given are those of another game.",
+            ro="Opțiunile date sunt ale altui joc.",
+            it="Le opzioni indicate sono di un altro gioco.",
+        ),
     )
 
 
 def invalid_turn_seconds(value: int) -> InvalidArgument:
     return InvalidArgument(
         "INVALID_TURN_SECONDS",
-        {
-            "en": f"turn_seconds must be 0 (the default) or 10 to 3600 (got {value}).",
-            "ro": f"turn_seconds trebuie să fie 0 (implicit) sau între 10 și 3600 "
-            f"(primit {value}).",
-            "it": f"turn_seconds deve essere 0 (predefinito) o tra 10 e 3600 (ricevuto {value}).",
-        },
+        Texts(
+            en=f"turn_seconds must be 0 (the default) or 10 to 3600 (got {value}).",
+            ro=f"turn_seconds trebuie să fie 0 (implicit) sau între 10 și 3600 (primit {value}).",
+            it=f"turn_seconds deve essere 0 (predefinito) o tra 10 e 3600 (ricevuto {value}).",
+        ),
         metadata={"turnSeconds": str(value)},
     )
 
@@ -66,13 +66,13 @@ def invalid_turn_seconds(value: int) -> InvalidArgument:
 def invalid_cover_after(value: int, low: int, high: int) -> InvalidArgument:
     return InvalidArgument(
         "INVALID_COVER_AFTER",
-        {
-            "en": f"cover_after_seconds must be 0 (the default) or {low} to {high} (got {value}).",
-            "ro": f"cover_after_seconds trebuie să fie 0 (implicit) sau între {low} și {high} "
+        Texts(
+            en=f"cover_after_seconds must be 0 (the default) or {low} to {high} (got {value}).",
+            ro=f"cover_after_seconds trebuie să fie 0 (implicit) sau între {low} și {high} "
             f"(primit {value}).",
-            "it": f"cover_after_seconds deve essere 0 (predefinito) o tra {low} e {high} "
+            it=f"cover_after_seconds deve essere 0 (predefinito) o tra {low} e {high} "
             f"(ricevuto {value}).",
-        },
+        ),
         metadata={"coverAfterSeconds": str(value), "min": str(low), "max": str(high)},
     )
 
@@ -80,34 +80,33 @@ def invalid_cover_after(value: int, low: int, high: int) -> InvalidArgument:
 def invalid_id(field: str) -> InvalidArgument:
     return InvalidArgument(
         f"INVALID_{field.upper()}",
-        {
-            "en": f"{field} is not one this service gives out.",
-            "ro": f"{field} nu este unul dat de acest serviciu.",
-            "it": f"{field} non è uno di quelli dati da questo servizio.",
-        },
+        Texts(
+            en=f"{field} is not one this service gives out.",
+            ro=f"{field} nu este unul dat de acest serviciu.",
+            it=f"{field} non è uno di quelli dati da questo servizio.",
+        ),
     )
 
 
 def invalid_player_id() -> InvalidArgument:
     return InvalidArgument(
         "INVALID_PLAYER_ID",
-        {
-            "en": "player_id must be 1 to 128 printable characters, not only spaces.",
-            "ro": "player_id trebuie să aibă între 1 și 128 de caractere tipăribile, nu doar "
-            "spații.",
-            "it": "player_id deve avere da 1 a 128 caratteri stampabili, non solo spazi.",
-        },
+        Texts(
+            en="player_id must be 1 to 128 printable characters, not only spaces.",
+            ro="player_id trebuie să aibă între 1 și 128 de caractere tipăribile, nu doar spații.",
+            it="player_id deve avere da 1 a 128 caratteri stampabili, non solo spazi.",
+        ),
     )
 
 
 def invalid_page_size(maximum: int, value: int) -> InvalidArgument:
     return InvalidArgument(
         "INVALID_PAGE_SIZE",
-        {
-            "en": f"page_size must be 0 (the default) to {maximum} (got {value}).",
-            "ro": f"page_size trebuie să fie între 0 (implicit) și {maximum} (primit {value}).",
-            "it": f"page_size deve essere tra 0 (predefinito) e {maximum} (ricevuto {value}).",
-        },
+        Texts(
+            en=f"page_size must be 0 (the default) to {maximum} (got {value}).",
+            ro=f"page_size trebuie să fie între 0 (implicit) și {maximum} (primit {value}).",
+            it=f"page_size deve essere tra 0 (predefinito) e {maximum} (ricevuto {value}).",
+        ),
         metadata={"max": str(maximum)},
     )
 
@@ -115,39 +114,39 @@ def invalid_page_size(maximum: int, value: int) -> InvalidArgument:
 def invalid_page_token() -> InvalidArgument:
     return InvalidArgument(
         "INVALID_PAGE_TOKEN",
-        {
-            "en": "page_token must be empty (the first page) or the next_page_token of a "
+        Texts(
+            en="page_token must be empty (the first page) or the next_page_token of a "
             "previous answer.",
-            "ro": "page_token trebuie să fie gol (prima pagină) sau next_page_token dintr-un "
+            ro="page_token trebuie să fie gol (prima pagină) sau next_page_token dintr-un "
             "răspuns anterior.",
-            "it": "page_token deve essere vuoto (la prima pagina) o il next_page_token di una "
+            it="page_token deve essere vuoto (la prima pagina) o il next_page_token di una "
             "risposta precedente.",
-        },
+        ),
     )
 
 
 def player_id_required() -> InvalidArgument:
     return InvalidArgument(
         "PLAYER_ID_REQUIRED",
-        {
-            "en": "Name the player (player_id): only players may leave it empty.",
-            "ro": "Numiți jucătorul (player_id): doar jucătorii îl pot lăsa gol.",
-            "it": "Indica il giocatore (player_id): solo i giocatori possono lasciarlo vuoto.",
-        },
+        Texts(
+            en="Name the player (player_id): only players may leave it empty.",
+            ro="Numiți jucătorul (player_id): doar jucătorii îl pot lăsa gol.",
+            it="Indica il giocatore (player_id): solo i giocatori possono lasciarlo vuoto.",
+        ),
     )
 
 
 def invalid_computer_level(value: int) -> InvalidArgument:
     return InvalidArgument(
         "INVALID_COMPUTER_LEVEL",
-        {
-            "en": f"computer_level must be unspecified (suited to the players), EASY (1), "
+        Texts(
+            en=f"computer_level must be unspecified (suited to the players), EASY (1), "
             f"NORMAL (2) or HARD (3) (got {value}).",
-            "ro": f"computer_level trebuie să fie nespecificat (potrivit jucătorilor), EASY (1), "
+            ro=f"computer_level trebuie să fie nespecificat (potrivit jucătorilor), EASY (1), "
             f"NORMAL (2) sau HARD (3) (primit {value}).",
-            "it": f"computer_level deve essere non specificato (adatto ai giocatori), EASY (1), "
+            it=f"computer_level deve essere non specificato (adatto ai giocatori), EASY (1), "
             f"NORMAL (2) o HARD (3) (ricevuto {value}).",
-        },
+        ),
         metadata={"computerLevel": str(value)},
     )
 
@@ -156,14 +155,14 @@ def computer_level_conflict(legacy: int, chosen: int) -> InvalidArgument:
     """The deprecated int computer_level and table.computer_level name two levels."""
     return InvalidArgument(
         "INVALID_COMPUTER_LEVEL",
-        {
-            "en": f"computer_level ({legacy}, deprecated) and table.computer_level ({chosen}) "
+        Texts(
+            en=f"computer_level ({legacy}, deprecated) and table.computer_level ({chosen}) "
             "differ: give table.computer_level only.",
-            "ro": f"computer_level ({legacy}, învechit) și table.computer_level ({chosen}) "
+            ro=f"computer_level ({legacy}, învechit) și table.computer_level ({chosen}) "
             "diferă: dați doar table.computer_level.",
-            "it": f"computer_level ({legacy}, deprecato) e table.computer_level ({chosen}) "
+            it=f"computer_level ({legacy}, deprecato) e table.computer_level ({chosen}) "
             "sono diversi: indica solo table.computer_level.",
-        },
+        ),
         metadata={"computerLevel": str(legacy), "tableComputerLevel": str(chosen)},
     )
 
@@ -171,11 +170,11 @@ def computer_level_conflict(legacy: int, chosen: int) -> InvalidArgument:
 def already_queued(player_id: str, ticket_id: str) -> FailedPrecondition:
     return FailedPrecondition(
         "ALREADY_QUEUED",
-        {
-            "en": f"{player_id} is already in a queue (ticket {ticket_id}): cancel it first.",
-            "ro": f"{player_id} este deja într-o coadă (tichetul {ticket_id}): anulați-l întâi.",
-            "it": f"{player_id} è già in una coda (biglietto {ticket_id}): annullalo prima.",
-        },
+        Texts(
+            en=f"{player_id} is already in a queue (ticket {ticket_id}): cancel it first.",
+            ro=f"{player_id} este deja într-o coadă (tichetul {ticket_id}): anulați-l întâi.",
+            it=f"{player_id} è già in una coda (biglietto {ticket_id}): annullalo prima.",
+        ),
         metadata={"playerId": player_id, "ticketId": ticket_id},
     )
 
@@ -183,13 +182,12 @@ def already_queued(player_id: str, ticket_id: str) -> FailedPrecondition:
 def already_seated(player_id: str, table_id: str) -> FailedPrecondition:
     return FailedPrecondition(
         "ALREADY_SEATED",
-        {
-            "en": f"{player_id} is seated at table {table_id}, which is not finished: "
-            "go back to it.",
-            "ro": f"{player_id} are loc la masa {table_id}, care nu s-a încheiat: "
+        Texts(
+            en=f"{player_id} is seated at table {table_id}, which is not finished: go back to it.",
+            ro=f"{player_id} are loc la masa {table_id}, care nu s-a încheiat: "
             "întoarceți-vă la ea.",
-            "it": f"{player_id} siede al tavolo {table_id}, che non è finito: tornaci.",
-        },
+            it=f"{player_id} siede al tavolo {table_id}, che non è finito: tornaci.",
+        ),
         metadata={"playerId": player_id, "tableId": table_id},
     )
 
@@ -197,11 +195,11 @@ def already_seated(player_id: str, table_id: str) -> FailedPrecondition:
 def already_placing(player_id: str) -> FailedPrecondition:
     return FailedPrecondition(
         "ALREADY_PLACING",
-        {
-            "en": f"A table is being opened for {player_id} right now: wait for it.",
-            "ro": f"Chiar acum se deschide o masă pentru {player_id}: așteptați-o.",
-            "it": f"Proprio ora si sta aprendo un tavolo per {player_id}: aspettalo.",
-        },
+        Texts(
+            en=f"A table is being opened for {player_id} right now: wait for it.",
+            ro=f"Chiar acum se deschide o masă pentru {player_id}: așteptați-o.",
+            it=f"Proprio ora si sta aprendo un tavolo per {player_id}: aspettalo.",
+        ),
         metadata={"playerId": player_id},
     )
 
@@ -209,47 +207,46 @@ def already_placing(player_id: str) -> FailedPrecondition:
 def ticket_not_found(ticket_id: str) -> NotFound:
     return NotFound(
         "TICKET_NOT_FOUND",
-        {
-            "en": f"There is no ticket {ticket_id}.",
-            "ro": f"Nu există tichetul {ticket_id}.",
-            "it": f"Non esiste il biglietto {ticket_id}.",
-        },
+        Texts(
+            en=f"There is no ticket {ticket_id}.",
+            ro=f"Nu există tichetul {ticket_id}.",
+            it=f"Non esiste il biglietto {ticket_id}.",
+        ),
     )
 
 
 def not_your_ticket(ticket_id: str) -> PermissionDenied:
     return PermissionDenied(
         "NOT_YOUR_TICKET",
-        {
-            "en": f"Ticket {ticket_id} is not yours.",
-            "ro": f"Tichetul {ticket_id} nu este al dumneavoastră.",
-            "it": f"Il biglietto {ticket_id} non è tuo.",
-        },
+        Texts(
+            en=f"Ticket {ticket_id} is not yours.",
+            ro=f"Tichetul {ticket_id} nu este al dumneavoastră.",
+            it=f"Il biglietto {ticket_id} non è tuo.",
+        ),
     )
 
 
 def ticket_placing(ticket_id: str) -> FailedPrecondition:
     return FailedPrecondition(
         "TICKET_PLACING",
-        {
-            "en": f"Ticket {ticket_id} is matched and its table is being opened: too late "
-            "to cancel.",
-            "ro": f"Tichetul {ticket_id} are deja o potrivire și masa se deschide: e prea târziu "
+        Texts(
+            en=f"Ticket {ticket_id} is matched and its table is being opened: too late to cancel.",
+            ro=f"Tichetul {ticket_id} are deja o potrivire și masa se deschide: e prea târziu "
             "pentru anulare.",
-            "it": f"Il biglietto {ticket_id} ha già una partita e il tavolo si sta aprendo: "
+            it=f"Il biglietto {ticket_id} ha già una partita e il tavolo si sta aprendo: "
             "troppo tardi per annullare.",
-        },
+        ),
     )
 
 
 def ticket_over(ticket_id: str, state: str) -> FailedPrecondition:
     return FailedPrecondition(
         "TICKET_OVER",
-        {
-            "en": f"Ticket {ticket_id} is over ({state}).",
-            "ro": f"Tichetul {ticket_id} s-a încheiat ({state}).",
-            "it": f"Il biglietto {ticket_id} è concluso ({state}).",
-        },
+        Texts(
+            en=f"Ticket {ticket_id} is over ({state}).",
+            ro=f"Tichetul {ticket_id} s-a încheiat ({state}).",
+            it=f"Il biglietto {ticket_id} è concluso ({state}).",
+        ),
         metadata={"state": state},
     )
 
@@ -257,11 +254,11 @@ def ticket_over(ticket_id: str, state: str) -> FailedPrecondition:
 def already_in_party(party_id: str) -> FailedPrecondition:
     return FailedPrecondition(
         "ALREADY_IN_PARTY",
-        {
-            "en": f"You are already in party {party_id}: leave it first.",
-            "ro": f"Sunteți deja în grupul {party_id}: părăsiți-l întâi.",
-            "it": f"Sei già nel gruppo {party_id}: lascialo prima.",
-        },
+        Texts(
+            en=f"You are already in party {party_id}: leave it first.",
+            ro=f"Sunteți deja în grupul {party_id}: părăsiți-l întâi.",
+            it=f"Sei già nel gruppo {party_id}: lascialo prima.",
+        ),
         metadata={"partyId": party_id},
     )
 
@@ -269,11 +266,11 @@ def already_in_party(party_id: str) -> FailedPrecondition:
 def already_in_this_party(party_id: str) -> FailedPrecondition:
     return FailedPrecondition(
         "ALREADY_IN_THIS_PARTY",
-        {
-            "en": f"You are already in this party ({party_id}): there is nothing to join.",
-            "ro": f"Sunteți deja în acest grup ({party_id}): nu aveți la ce să vă alăturați.",
-            "it": f"Sei già in questo gruppo ({party_id}): non c'è niente a cui unirti.",
-        },
+        Texts(
+            en=f"You are already in this party ({party_id}): there is nothing to join.",
+            ro=f"Sunteți deja în acest grup ({party_id}): nu aveți la ce să vă alăturați.",
+            it=f"Sei già in questo gruppo ({party_id}): non c'è niente a cui unirti.",
+        ),
         metadata={"partyId": party_id},
     )
 
@@ -281,14 +278,14 @@ def already_in_this_party(party_id: str) -> FailedPrecondition:
 def not_your_player(player_id: str) -> PermissionDenied:
     return PermissionDenied(
         "NOT_YOUR_PLAYER",
-        {
-            "en": f"You may list only your own tables, not those of player {player_id}: "
+        Texts(
+            en=f"You may list only your own tables, not those of player {player_id}: "
             "leave player_id empty.",
-            "ro": f"Puteți vedea doar mesele dumneavoastră, nu pe cele ale jucătorului "
+            ro=f"Puteți vedea doar mesele dumneavoastră, nu pe cele ale jucătorului "
             f"{player_id}: lăsați player_id gol.",
-            "it": f"Puoi elencare solo i tuoi tavoli, non quelli del giocatore {player_id}: "
+            it=f"Puoi elencare solo i tuoi tavoli, non quelli del giocatore {player_id}: "
             "lascia player_id vuoto.",
-        },
+        ),
         metadata={"playerId": player_id},
     )
 
@@ -296,44 +293,44 @@ def not_your_player(player_id: str) -> PermissionDenied:
 def party_not_found(what: str) -> NotFound:
     return NotFound(
         "PARTY_NOT_FOUND",
-        {
-            "en": f"There is no party {what}.",
-            "ro": f"Nu există grupul {what}.",
-            "it": f"Non esiste il gruppo {what}.",
-        },
+        Texts(
+            en=f"There is no party {what}.",
+            ro=f"Nu există grupul {what}.",
+            it=f"Non esiste il gruppo {what}.",
+        ),
     )
 
 
 def not_in_party() -> FailedPrecondition:
     return FailedPrecondition(
         "NOT_IN_PARTY",
-        {
-            "en": "You are in no party.",
-            "ro": "Nu sunteți în niciun grup.",
-            "it": "Non sei in nessun gruppo.",
-        },
+        Texts(
+            en="You are in no party.",
+            ro="Nu sunteți în niciun grup.",
+            it="Non sei in nessun gruppo.",
+        ),
     )
 
 
 def not_party_leader(party_id: str) -> PermissionDenied:
     return PermissionDenied(
         "NOT_PARTY_LEADER",
-        {
-            "en": f"Only the leader of party {party_id} may do this.",
-            "ro": f"Doar liderul grupului {party_id} poate face asta.",
-            "it": f"Solo il capo del gruppo {party_id} può farlo.",
-        },
+        Texts(
+            en=f"Only the leader of party {party_id} may do this.",
+            ro=f"Doar liderul grupului {party_id} poate face asta.",
+            it=f"Solo il capo del gruppo {party_id} può farlo.",
+        ),
     )
 
 
 def party_full(limit: int) -> FailedPrecondition:
     return FailedPrecondition(
         "PARTY_FULL",
-        {
-            "en": f"The party is full ({limit} players at most).",
-            "ro": f"Grupul este complet (cel mult {limit} jucători).",
-            "it": f"Il gruppo è al completo (al massimo {limit} giocatori).",
-        },
+        Texts(
+            en=f"The party is full ({limit} players at most).",
+            ro=f"Grupul este complet (cel mult {limit} jucători).",
+            it=f"Il gruppo è al completo (al massimo {limit} giocatori).",
+        ),
         metadata={"limit": str(limit)},
     )
 
@@ -341,11 +338,11 @@ def party_full(limit: int) -> FailedPrecondition:
 def party_too_big(size: int, limit: int, game: str) -> FailedPrecondition:
     return FailedPrecondition(
         "PARTY_TOO_BIG",
-        {
-            "en": f"A party of {size} cannot queue for {game}: at most {limit}.",
-            "ro": f"Un grup de {size} nu poate intra la {game}: cel mult {limit}.",
-            "it": f"Un gruppo di {size} non può mettersi in coda per {game}: al massimo {limit}.",
-        },
+        Texts(
+            en=f"A party of {size} cannot queue for {game}: at most {limit}.",
+            ro=f"Un grup de {size} nu poate intra la {game}: cel mult {limit}.",
+            it=f"Un gruppo di {size} non può mettersi in coda per {game}: al massimo {limit}.",
+        ),
         metadata={"size": str(size), "limit": str(limit)},
     )
 
@@ -353,11 +350,11 @@ def party_too_big(size: int, limit: int, game: str) -> FailedPrecondition:
 def party_queued(ticket_id: str) -> FailedPrecondition:
     return FailedPrecondition(
         "PARTY_IN_QUEUE",
-        {
-            "en": f"The party is in a queue (ticket {ticket_id}): cancel it first.",
-            "ro": f"Grupul este într-o coadă (tichetul {ticket_id}): anulați-l întâi.",
-            "it": f"Il gruppo è in coda (biglietto {ticket_id}): annullalo prima.",
-        },
+        Texts(
+            en=f"The party is in a queue (ticket {ticket_id}): cancel it first.",
+            ro=f"Grupul este într-o coadă (tichetul {ticket_id}): anulați-l întâi.",
+            it=f"Il gruppo è in coda (biglietto {ticket_id}): annullalo prima.",
+        ),
         metadata={"ticketId": ticket_id},
     )
 
@@ -365,14 +362,14 @@ def party_queued(ticket_id: str) -> FailedPrecondition:
 def table_not_full(players: int, seats: int) -> FailedPrecondition:
     return FailedPrecondition(
         "TABLE_NOT_FULL",
-        {
-            "en": f"The party fills {players} of {seats} seats: ask for computers "
+        Texts(
+            en=f"The party fills {players} of {seats} seats: ask for computers "
             "(fill_with_computers) or bring more friends.",
-            "ro": f"Grupul ocupă {players} din {seats} locuri: cereți calculatoare "
+            ro=f"Grupul ocupă {players} din {seats} locuri: cereți calculatoare "
             "(fill_with_computers) sau aduceți mai mulți prieteni.",
-            "it": f"Il gruppo occupa {players} posti su {seats}: chiedi dei computer "
+            it=f"Il gruppo occupa {players} posti su {seats}: chiedi dei computer "
             "(fill_with_computers) o porta altri amici.",
-        },
+        ),
     )
 
 
@@ -380,14 +377,14 @@ def abandon_cooldown(player_id: str, until: datetime) -> FailedPrecondition:
     when = until.strftime("%Y-%m-%d %H:%M:%S UTC")
     return FailedPrecondition(
         "ABANDON_COOLDOWN",
-        {
-            "en": f"{player_id} left rated tables before their end: he may join a queue "
+        Texts(
+            en=f"{player_id} left rated tables before their end: he may join a queue "
             f"again at {when}.",
-            "ro": f"{player_id} a părăsit mese cotate înainte de final: poate intra din nou "
+            ro=f"{player_id} a părăsit mese cotate înainte de final: poate intra din nou "
             f"într-o coadă la {when}.",
-            "it": f"{player_id} ha lasciato tavoli classificati prima della fine: potrà "
+            it=f"{player_id} ha lasciato tavoli classificati prima della fine: potrà "
             f"rientrare in una coda alle {when}.",
-        },
+        ),
         metadata={"playerId": player_id, "until": until.isoformat()},
     )
 
@@ -395,24 +392,23 @@ def abandon_cooldown(player_id: str, until: datetime) -> FailedPrecondition:
 def invalid_lift_reason() -> InvalidArgument:
     return InvalidArgument(
         "INVALID_LIFT_REASON",
-        {
-            "en": "reason must say why the penalty is lifted: 1 to 500 printable characters.",
-            "ro": "reason trebuie să spună de ce se ridică penalizarea: între 1 și 500 de "
+        Texts(
+            en="reason must say why the penalty is lifted: 1 to 500 printable characters.",
+            ro="reason trebuie să spună de ce se ridică penalizarea: între 1 și 500 de "
             "caractere tipăribile.",
-            "it": "reason deve dire perché la penalità è revocata: da 1 a 500 caratteri "
-            "stampabili.",
-        },
+            it="reason deve dire perché la penalità è revocata: da 1 a 500 caratteri stampabili.",
+        ),
     )
 
 
 def busy() -> Unavailable:
     return Unavailable(
         "LOBBY_BUSY",
-        {
-            "en": "The queue is very busy right now: try again shortly.",
-            "ro": "Coada este foarte aglomerată acum: încercați din nou în curând.",
-            "it": "La coda è molto affollata ora: riprova tra poco.",
-        },
+        Texts(
+            en="The queue is very busy right now: try again shortly.",
+            ro="Coada este foarte aglomerată acum: încercați din nou în curând.",
+            it="La coda è molto affollata ora: riprova tra poco.",
+        ),
     )
 
 
@@ -421,11 +417,10 @@ def table_opening() -> Unavailable:
     is slow). Its opening goes on; the same request id asked again returns it."""
     return Unavailable(
         "TABLE_OPENING",
-        {
-            "en": "Your table is still being opened: ask again shortly with the same request_id.",
-            "ro": "Masa dumneavoastră încă se deschide: cereți-o din nou în curând, cu același "
+        Texts(
+            en="Your table is still being opened: ask again shortly with the same request_id.",
+            ro="Masa dumneavoastră încă se deschide: cereți-o din nou în curând, cu același "
             "request_id.",
-            "it": "Il tuo tavolo si sta ancora aprendo: richiedilo tra poco con lo stesso "
-            "request_id.",
-        },
+            it="Il tuo tavolo si sta ancora aprendo: richiedilo tra poco con lo stesso request_id.",
+        ),
     )

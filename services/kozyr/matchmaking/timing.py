@@ -13,23 +13,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Protocol
 
+from kozyr.runtime.clocks import Clock, SystemClock
 
-class Clock(Protocol):
-    def now(self) -> datetime:
-        """The current instant (timezone-aware, UTC)."""
-        ...
-
-
-@dataclass(frozen=True, slots=True)
-class SystemClock:
-    """The wall clock, `offset` ahead."""
-
-    offset: timedelta = timedelta(0)
-
-    def now(self) -> datetime:
-        return datetime.now(UTC) + self.offset
+__all__ = ["Clock", "FileOffsetClock", "SystemClock"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,16 +32,3 @@ class FileOffsetClock:
         except (OSError, ValueError):
             offset = 0.0
         return datetime.now(UTC) + timedelta(seconds=offset)
-
-
-@dataclass(slots=True)
-class ManualClock:
-    """A clock that moves only when told to (unit tests)."""
-
-    current: datetime
-
-    def now(self) -> datetime:
-        return self.current
-
-    def advance(self, seconds: float) -> None:
-        self.current += timedelta(seconds=seconds)

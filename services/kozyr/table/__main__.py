@@ -9,9 +9,10 @@ import sys
 
 from sqlalchemy.engine import make_url
 
-from kozyr.runtime import SettingsError, configure_logging_for, get_logger, load_settings
+from kozyr.runtime import SettingsError, configure_logging_for, get_logger
 from kozyr.table import workers
 from kozyr.table.service import REQUIRED_SETTINGS, TableService
+from kozyr.table.settings import TableSettings
 
 GC_THRESHOLDS = (10_000, 10, 100)
 """Python's collector (default 700, 10, 10) runs a full collection every ~70,000 net
@@ -24,7 +25,7 @@ out of every collection."""
 
 
 async def run() -> None:
-    settings = load_settings(required=REQUIRED_SETTINGS)
+    settings = TableSettings.load(required=REQUIRED_SETTINGS)
     configure_logging_for(settings)
     service = TableService(settings)
     port = await service.start()
@@ -38,7 +39,7 @@ async def run() -> None:
 
 def main() -> int:
     try:
-        settings = load_settings(required=REQUIRED_SETTINGS)
+        settings = TableSettings.load(required=REQUIRED_SETTINGS)
         if workers.is_supervisor(settings):
             configure_logging_for(settings)
             return workers.supervise(settings)

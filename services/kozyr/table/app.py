@@ -19,17 +19,20 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from kozyr.eventstore import (
-    AppendResult,
+    Append,
+    Appended,
     ConcurrencyConflict,
     EventStore,
     IdempotencyConflict,
     NewEvent,
     RecordedEvent,
+    Repeated,
+    Settled,
+    decide_and_append,
 )
 from kozyr.games.codec import to_json
 from kozyr.games.decider import Turn
 from kozyr.games.errors import RuleError
-from kozyr.games.translations import Lang
 from kozyr.runtime.errors import FailedPrecondition, InvalidArgument, KozyrError
 from kozyr.runtime.tracing import span
 from kozyr.table import metrics
@@ -60,6 +63,7 @@ from kozyr.tables.model import (
 from kozyr.tables.public import public_events
 from kozyr.tables.public_wire import outbox_messages
 from kozyr.tables.repository import TableNotFound, TableRepository, stream_of
+from kozyr.texts import Lang
 
 MAX_ATTEMPTS = 8
 """Retries of an unpinned command that keeps losing the optimistic-concurrency race."""
@@ -104,6 +108,22 @@ class Outcome:
     table: Table
     duplicate: bool = False
     applied: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class _Planned:
+    """What `_commit` keeps of a decision while it is appended: the table before (None:
+    a creation) and after, the game events, and the deadline recorded with them."""
+
+    before: Table | None
+    after: Table
+    events: tuple[Any, ...]
+    deadline: str | None
+
+
+Plan = Callable[[Table], Decision | Settled[Table]]
+"""A use case's decision on a table: the events to append, or `Settled(table)` when
+there is nothing to do (the seat already has that control, the turn is closed)."""
 
 
 def rule_refusal(error: RuleError) -> FailedPrecondition:
@@ -223,16 +243,21 @@ class TableApp:
             self._seed_scheme,
             open_hand_delay,
         )
-        table = model.start(created)
-        opened = decision.draw_chance(table, [created], self._new_seed)
-        table = opened.after
+        opened = decision.draw_chance(model.start(created), [created], self._new_seed)
+        append = self._append_of(None, opened, request_id, actor)
         try:
-            result, deadline = await self._append(
-                None, table, opened.events, request_id, actor, fingerprint(created)
+            appended = await self._decide_and_append(
+                table_id,
+                lambda _: append,
+                request_id,
+                fingerprint(created),
+                known=opened.after,
+                attempts=1,
             )
-        except ConcurrencyConflict:
+        except ConcurrencyConflict:  # the stream exists: this creation's repeat
             return await self._repeated(table_id)
-        return await self._outcome(table_id, table, result, deadline)
+        assert isinstance(appended, Appended), "a creation is never refused nor settled"
+        return await self._outcome(table_id, appended)
 
     # ------------------------------------------------------------------ moves
 
@@ -260,7 +285,7 @@ class TableApp:
         """
         pin = None if expected_version is None else (expected_version, viewer)
 
-        def plan(table: Table) -> Decision:
+        def plan(table: Table) -> Decision | Settled[Table]:
             if check is not None:
                 check(table)
             if pin is not None and not table.is_fresh(pin[1], pin[0]):
@@ -274,53 +299,87 @@ class TableApp:
     async def _commit(
         self,
         table_id: str,
-        plan: Callable[[Table], Decision],
+        plan: Plan,
         request_id: str,
         actor: Actor,
         key: str,
+        *,
+        expiry: bool = False,
     ) -> Outcome:
-        """Plan the change on the table, append it; only a lost race is retried.
+        """Plan the change on the table, append it; only a lost race is retried
+        (`kozyr.eventstore.decide_and_append`).
 
         The first plan uses the table this process holds, when it holds one, without
         reading the log (a read per command was a third of a move's round trips): the
         append's version check is the truth between replicas, so a held table that is
         behind the log only loses the race, and a conflict means the change is planned
-        again on the table loaded from the log. A refusal is only ever given on the
-        log's word: one planned on the held table is planned again on the loaded one.
-        It first asks the store whether this very request was applied already (a
-        client's retry after a lost reply): then the first result is the answer.
+        again on the table loaded from the log. A refusal (or "nothing to do") is only
+        ever given on the log's word: one planned on the held table is planned again on
+        the loaded one. A refusal on the log's table first asks the store whether this
+        very request was applied already (a client's retry after a lost reply): then
+        the first result is the answer. `expiry`: the clock's default move of a turn.
         """
-        stream = stream_of(table_id)
-        held = self.tables.cached(table_id)
-        for _ in range(MAX_ATTEMPTS):
-            table = held or await self.load(table_id)
+
+        def decide(table: Table) -> Append[_Planned] | Settled[Table]:
+            planned = plan(table)
+            if isinstance(planned, Settled):
+                return planned
+            return self._append_of(table, planned, request_id, actor, expiry=expiry)
+
+        decided = await self._decide_and_append(
+            table_id,
+            decide,
+            request_id,
+            key,
+            known=self.tables.cached(table_id),
+            attempts=MAX_ATTEMPTS,
+        )
+        if isinstance(decided, Repeated):
+            return await self._repeated(table_id)
+        if isinstance(decided, Settled):
+            return Outcome(decided.value, applied=False)
+        return await self._outcome(table_id, decided)
+
+    async def _decide_and_append(
+        self,
+        table_id: str,
+        decide: Callable[[Table], Append[_Planned] | Settled[Table]],
+        request_id: str,
+        key: str,
+        *,
+        known: Table | None,
+        attempts: int,
+    ) -> Appended[_Planned] | Settled[Table] | Repeated:
+        """The store's one decide-and-append loop over a table: refusals are the
+        player-facing errors, a request id reused for another command is refused
+        (REQUEST_ID_REUSED), and a table that keeps losing the race is TOO_BUSY."""
+        with span("table.append", table_id=table_id) as traced:
             try:
-                planned = plan(table)
-            except (_TurnClosed, _Unchanged):
-                if held is None:
-                    raise
-                held = None  # maybe only behind the log: ask the log
-                continue
-            except KozyrError:
-                if held is not None:
-                    held = None
-                    continue
-                if await self._answered(stream, request_id, key):
-                    return await self._repeated(table_id)
-                raise
-            held = None
-            try:
-                result, deadline = await self._append(
-                    table, planned.after, planned.events, request_id, actor, key
+                decided = await decide_and_append(
+                    self.store,
+                    stream_of(table_id),
+                    decide,
+                    load=lambda: self.load(table_id),
+                    known=known,
+                    request_id=request_id,
+                    command_fingerprint=key,
+                    attempts=attempts,
+                    refusals=(KozyrError,),
+                    answer_refused_repeats=True,
+                    exhausted=too_busy if attempts > 1 else None,
                 )
-            except ConcurrencyConflict:
-                continue
-            return await self._outcome(table_id, planned.after, result, deadline)
-        raise too_busy()
+            except IdempotencyConflict:
+                raise request_id_reused() from None
+            if isinstance(decided, Appended):
+                traced.set_attribute("events", len(decided.result.events))
+            return decided
 
     def _check_taps(self, table: Table, events: Sequence[Any]) -> None:
-        """Refuse taps beyond the limit: RESOURCE_EXHAUSTED, nothing appended."""
-        tapped_by = getattr(table.game, "tapped_by", None)
+        """Refuse taps beyond the limit: RESOURCE_EXHAUSTED, nothing appended.
+
+        Taps are what the plugin's `tapped_by` hook names, the same hook the fold
+        records them with (`kozyr.tables.model`), so every tap recorded is limited."""
+        tapped_by = table.plugin.tapped_by
         if tapped_by is None:
             return
         new = [seat for seat in map(tapped_by, events) if seat is not None]
@@ -335,14 +394,6 @@ class TableApp:
                 wait = max(1, int((oldest - since).total_seconds()) + 1)
                 raise too_many_taps(limit.taps, int(limit.window.total_seconds()), wait)
 
-    async def _answered(self, stream: str, request_id: str, key: str) -> bool:
-        """True when `request_id` was already applied with this same command."""
-        try:
-            prior = await self.store.result_of(stream, request_id, command_fingerprint=key)
-        except IdempotencyConflict:
-            raise request_id_reused() from None
-        return prior is not None
-
     async def expire_turn(self, table_id: str, turn_number: int, actor: Actor) -> Outcome:
         """Play the default move of `turn_number` if that turn is still open.
 
@@ -350,19 +401,18 @@ class TableApp:
         turn that has already moved on is left alone (applied=False).
         """
 
-        def plan(table: Table) -> Decision:
+        def plan(table: Table) -> Decision | Settled[Table]:
             if not _is_open(table, turn_number):
-                raise _TurnClosed(table)
+                return Settled(table)  # the turn is closed
             seat = min(table.game.turn(table.state).seats)
             return self._decide(table, table.game.default_command(table.state, seat))
 
         key = expiry_key(turn_number)
-        try:
-            outcome = await self._commit(table_id, plan, key, actor, key)
-        except _TurnClosed as closed:
-            if closed.table.is_over:  # maybe the retry of the expiry that ended the game
-                await self._renote(closed.table)
-            return Outcome(closed.table, applied=False)
+        outcome = await self._commit(table_id, plan, key, actor, key, expiry=True)
+        if not outcome.applied:
+            if outcome.table.is_over:  # maybe the retry of the expiry that ended the game
+                await self._renote(outcome.table)
+            return outcome
         return Outcome(outcome.table, duplicate=outcome.duplicate, applied=not outcome.duplicate)
 
     async def set_seat_control(
@@ -370,20 +420,17 @@ class TableApp:
     ) -> Outcome:
         """Cover a seat with a computer, mark it absent, or give it back to its person."""
 
-        def plan(table: Table) -> Decision:
+        def plan(table: Table) -> Decision | Settled[Table]:
             if not 0 <= seat < len(table.seats):
                 raise invalid_seat(seat)
             if table.seats[seat] == COMPUTER and control is not SeatControl.COMPUTER:
                 raise computer_seat(seat)
             if table.control[seat] is control:
-                raise _Unchanged(table)
+                return Settled(table)  # unchanged
             event = SeatControlChanged(seat, control)
             return Decision((event,), model.apply(table, event, table.turn_deadline))
 
-        try:
-            return await self._commit(table_id, plan, request_id, actor, f"{seat}:{control}")
-        except _Unchanged as unchanged:
-            return Outcome(unchanged.table, applied=False)
+        return await self._commit(table_id, plan, request_id, actor, f"{seat}:{control}")
 
     async def set_seat_presence(
         self, table_id: str, seat: int, online: bool, *, request_id: str, actor: Actor
@@ -391,20 +438,17 @@ class TableApp:
         """Record that a seat's player went offline or came back (the clock's call); the
         first call ends the seat's unknown presence, whichever way it goes."""
 
-        def plan(table: Table) -> Decision:
+        def plan(table: Table) -> Decision | Settled[Table]:
             if not 0 <= seat < len(table.seats):
                 raise invalid_seat(seat)
             if table.seats[seat] == COMPUTER:
                 raise computer_seat(seat)
             if table.presence(seat) is online:
-                raise _Unchanged(table)
+                return Settled(table)  # unchanged
             event = SeatPresenceChanged(seat, online)
             return Decision((event,), model.apply(table, event, table.turn_deadline))
 
-        try:
-            return await self._commit(table_id, plan, request_id, actor, f"{seat}:online={online}")
-        except _Unchanged as unchanged:
-            return Outcome(unchanged.table, applied=False)
+        return await self._commit(table_id, plan, request_id, actor, f"{seat}:online={online}")
 
     async def set_client_seed(
         self,
@@ -421,7 +465,7 @@ class TableApp:
         next deal, after its server seed is committed and before it is dealt; a deal
         already dealt is refused (DEAL_ALREADY_STARTED) and keeps its seed."""
 
-        def plan(table: Table) -> Decision:
+        def plan(table: Table) -> Decision | Settled[Table]:
             if check is not None:
                 check(table)
             if not 0 <= seat < len(table.seats):
@@ -457,21 +501,20 @@ class TableApp:
         except RuleError as err:
             raise rule_refusal(err) from None
 
-    async def _append(
+    def _append_of(
         self,
         before: Table | None,
-        after: Table,
-        events: Sequence[Any],
+        planned: Decision,
         request_id: str,
         actor: Actor,
-        command_fingerprint: str,
-    ) -> tuple[AppendResult, str | None]:
-        """Append one command's events with the turn that follows and its deadline,
-        and queue the public table events they make (`kozyr.tables.public`) with them,
-        in the same transaction.
-
-        Returns the store's result and the deadline recorded (ISO 8601 or None).
-        """
+        *,
+        expiry: bool = False,
+    ) -> Append[_Planned]:
+        """One command's events to append at `before`'s version, with the turn that
+        follows and its deadline in the metadata, and the public table events they make
+        (`kozyr.tables.public`) queued in the same transaction. `expiry`: the clock's
+        default move of `before`'s turn (its public events say the turn expired)."""
+        after, events = planned.after, planned.events
         turn = after.game.turn(after.state)
         deadline = self._deadline(before, after, turn)
         metadata = {
@@ -481,27 +524,14 @@ class TableApp:
             "turn": _turn_json(turn),
             "deadline": deadline,
         }
-        encoded = [NewEvent(*model.encode(event)) for event in events]
-        expired = before is not None and command_fingerprint == expiry_key(
-            before.game.turn(before.state).number
+        public = public_events(before, after, events, _parse_deadline(deadline), expired=expiry)
+        return Append(
+            expected_version=0 if before is None else before.version,
+            events=[NewEvent(*model.encode(event)) for event in events],
+            value=_Planned(before, after, tuple(events), deadline),
+            metadata=metadata,
+            messages=outbox_messages(after.table_id, public),
         )
-        public = public_events(before, after, events, _parse_deadline(deadline), expired=expired)
-        try:
-            with span("table.append", table_id=after.table_id, events=len(encoded)):
-                result = await self.store.append(
-                    stream_of(after.table_id),
-                    0 if before is None else before.version,
-                    encoded,
-                    request_id=request_id,
-                    metadata=metadata,
-                    command_fingerprint=command_fingerprint,
-                    messages=outbox_messages(after.table_id, public),
-                )
-        except IdempotencyConflict:
-            raise request_id_reused() from None
-        if not result.duplicate:
-            metrics.appended(after.game_id, _kind(before, events), len(result.events))
-        return result, deadline
 
     def _deadline(self, before: Table | None, after: Table, turn: Turn) -> str | None:
         """A new turn gets its `Turn.seconds` from now; the same turn keeps its deadline.
@@ -517,17 +547,20 @@ class TableApp:
             return None
         return (self._clock() + timedelta(seconds=turn.seconds)).isoformat()
 
-    async def _outcome(
-        self, table_id: str, after: Table, result: AppendResult, deadline: str | None
-    ) -> Outcome:
+    async def _outcome(self, table_id: str, appended: Appended[_Planned]) -> Outcome:
         """Remember the table as stored, wake its watchers, and return it.
 
-        `after` is what folding the appended events gives (the log's truth), with the
-        recorded deadline; a repeated request returns the table as the log has it now.
+        The table after is what folding the appended events gives (the log's truth),
+        with the recorded deadline; a repeated request returns the table as the log has
+        it now.
         """
+        result = appended.result
         if result.duplicate:
             return await self._repeated(table_id)
-        stored = replace(after, turn_deadline=_parse_deadline(deadline))
+        planned = appended.decision.value
+        before, after = planned.before, planned.after
+        metrics.appended(after.game_id, _kind(before, planned.events), len(result.events))
+        stored = replace(after, turn_deadline=_parse_deadline(planned.deadline))
         stored = model.stamped(stored, result.events[-1].recorded_at)
         assert stored.version == result.version, "the fold and the log agree on the version"
         self.tables.remember(stored)
@@ -587,22 +620,6 @@ def _kind(before: Table | None, events: Sequence[Any]) -> str:
     if all(isinstance(e, seeding.ClientSeedSet) for e in events):
         return "seed"
     return "move"
-
-
-class _TurnClosed(Exception):
-    """The turn an ExpireTurn named is no longer open (at `table`)."""
-
-    def __init__(self, table: Table) -> None:
-        super().__init__(table.table_id)
-        self.table = table
-
-
-class _Unchanged(Exception):
-    """The seat already has the control asked for (at `table`): nothing to append."""
-
-    def __init__(self, table: Table) -> None:
-        super().__init__(table.table_id)
-        self.table = table
 
 
 def _is_open(table: Table, turn_number: int) -> bool:

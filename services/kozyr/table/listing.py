@@ -21,6 +21,7 @@ from kozyr.runtime.errors import FailedPrecondition, InvalidArgument
 from kozyr.table import validation
 from kozyr.tables.directory import Cursor, ListedTable, TableQuery
 from kozyr.tables.games import UnknownGame, game_by_id
+from kozyr.texts import Texts
 
 DEFAULT_PAGE = 50
 MAX_PAGE = 500
@@ -89,11 +90,11 @@ def no_directory() -> FailedPrecondition:
     """A service assembled without a directory (a test's bare TableApp) cannot list."""
     return FailedPrecondition(
         "NO_TABLE_DIRECTORY",
-        {
-            "en": "This table service keeps no table directory: it cannot list tables.",
-            "ro": "Acest serviciu de mese nu ține un registru al meselor: nu le poate lista.",
-            "it": "Questo servizio tavoli non tiene un registro dei tavoli: non può elencarli.",
-        },
+        Texts(
+            en="This table service keeps no table directory: it cannot list tables.",
+            ro="Acest serviciu de mese nu ține un registru al meselor: nu le poate lista.",
+            it="Questo servizio tavoli non tiene un registro dei tavoli: non può elencarli.",
+        ),
     )
 
 
@@ -150,4 +151,4 @@ def _stamp(moment: datetime) -> Timestamp:
 
 
 def _invalid(reason: str, en: str, ro: str, it: str) -> InvalidArgument:
-    return InvalidArgument(reason, {"en": en, "ro": ro, "it": it})
+    return InvalidArgument(reason, Texts(en=en, ro=ro, it=it))

@@ -15,7 +15,7 @@ from kozyr.bus.service_relay import ServiceRelay
 from kozyr.bus.streams import TABLE_CATEGORIES
 from kozyr.eventstore import PostgresEventStore
 from kozyr.eventstore.durability import check_commit_durability
-from kozyr.runtime import AuthPolicy, GrpcServer, ServiceSpec, Settings, service_full_name
+from kozyr.runtime import AuthPolicy, GrpcServer, ServiceSpec, service_full_name
 from kozyr.runtime.auth import Role
 from kozyr.table import workers
 from kozyr.table.app import TableApp
@@ -24,6 +24,7 @@ from kozyr.table.notifier import TableNotifier
 from kozyr.table.poller import WatchPoller
 from kozyr.table.schema_watch import SchemaWatch
 from kozyr.table.servicer import TableServicer, add_to_server
+from kozyr.table.settings import TableSettings
 from kozyr.tables.directory import TableDirectory
 
 SERVICE_NAME = service_full_name(table_service_pb2, "TableService")
@@ -43,7 +44,7 @@ REQUIRED_SETTINGS = ("database_url", "nats_url", "jwt_key")
 class TableService:
     """One running table service. `await start()`, then `await stop()` (or run until signal)."""
 
-    def __init__(self, settings: Settings, *, pool_size: int = 20) -> None:
+    def __init__(self, settings: TableSettings, *, pool_size: int = 20) -> None:
         assert settings.database_url is not None, "load_settings(required=...) checks it"
         self.settings = settings
         self.store = PostgresEventStore(

@@ -14,13 +14,13 @@ from typing import Any, cast
 import grpc
 from google.protobuf.timestamp_pb2 import Timestamp
 
-from kozyr.api.common.v1 import games_pb2, language_pb2, seats_pb2
+from kozyr.api.common.v1 import games_pb2, seats_pb2
 from kozyr.api.table.v1 import table_service_pb2 as pb
 from kozyr.api.table.v1 import table_service_pb2_grpc as pb_grpc
 from kozyr.games.plugin import AnyPlugin, UnknownGame, plugin_by_code, registered
 from kozyr.runtime.auth import Principal, Role, current_principal
 from kozyr.runtime.errors import InvalidArgument
-from kozyr.runtime.interceptors import current_request_id, prefer_language
+from kozyr.runtime.interceptors import current_request_id, prefer_request_language
 from kozyr.table import access, listing, validation
 from kozyr.table.actions import command_from_action, fields_of
 from kozyr.table.app import Actor, TableApp
@@ -32,12 +32,6 @@ from kozyr.tables.model import (
     DEFAULT_COMPUTER_LEVEL,
     Table,
 )
-
-LANGUAGES = {
-    language_pb2.LANGUAGE_EN: "en",
-    language_pb2.LANGUAGE_RO: "ro",
-    language_pb2.LANGUAGE_IT: "it",
-}
 
 
 def actor_of(principal: Principal) -> Actor:
@@ -161,7 +155,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
     async def SubmitAction(
         self, request: pb.SubmitActionRequest, context: grpc.aio.ServicerContext
     ) -> pb.SubmitActionResponse:
-        prefer_language(LANGUAGES.get(request.language))
+        prefer_request_language(request.language)
         principal = current_principal()
         table_id = validation.table_id(request.table_id)
         request_id = validation.request_id(request.request_id)
@@ -269,7 +263,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
         self, request: pb.SetClientSeedRequest, context: grpc.aio.ServicerContext
     ) -> pb.SetClientSeedResponse:
         """A seat's client seed for the next deal (docs/fair-deal.md §9)."""
-        prefer_language(LANGUAGES.get(request.language))
+        prefer_request_language(request.language)
         principal = current_principal()
         table_id = validation.table_id(request.table_id)
         request_id = validation.request_id(request.request_id)

@@ -5,36 +5,15 @@ from __future__ import annotations
 import re
 
 from kozyr.runtime.errors import InvalidArgument
+from kozyr.tables.refusals import table_id as table_id  # the table API checks ids as the clock does
 from kozyr.tables.seeding import MAX_CLIENT_SEED, is_client_seed
+from kozyr.texts import Texts
 
 MAX_REQUEST_ID = 128
 MAX_PLAYER_ID = 128
 MAX_PAGE = 1000
 DEFAULT_PAGE = 200
 _REQUEST_ID = re.compile(r"[\x21-\x7e]{1,128}")
-_TABLE_ID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
-
-
-def table_id(value: str) -> str:
-    """Table ids are UUIDs in their one canonical text: lowercase, hyphenated, bare.
-
-    `uuid.UUID` also reads "{…}", "urn:uuid:…", uppercase and hyphenless text; a table
-    with several names would be cached, logged and watched under each, so those
-    spellings are refused rather than translated.
-    """
-    if not _TABLE_ID.fullmatch(value):
-        raise InvalidArgument(
-            "INVALID_TABLE_ID",
-            {
-                "en": "table_id must be a UUID in lowercase hyphenated form "
-                "(xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx).",
-                "ro": "table_id trebuie să fie un UUID cu litere mici și cratime "
-                "(xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx).",
-                "it": "table_id deve essere un UUID in minuscolo con trattini "
-                "(xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx).",
-            },
-        )
-    return value
 
 
 def request_id(value: str) -> str:
@@ -52,13 +31,13 @@ def player_id(value: str) -> str:
     if len(value) > MAX_PLAYER_ID or not value.isprintable() or not value.strip():
         raise InvalidArgument(
             "INVALID_PLAYER_ID",
-            {
-                "en": f"A player id is 1 to {MAX_PLAYER_ID} printable characters, not only spaces.",
-                "ro": f"Un id de jucător are între 1 și {MAX_PLAYER_ID} caractere "
+            Texts(
+                en=f"A player id is 1 to {MAX_PLAYER_ID} printable characters, not only spaces.",
+                ro=f"Un id de jucător are între 1 și {MAX_PLAYER_ID} caractere "
                 "afișabile, nu doar spații.",
-                "it": f"Un id giocatore ha da 1 a {MAX_PLAYER_ID} caratteri stampabili, "
+                it=f"Un id giocatore ha da 1 a {MAX_PLAYER_ID} caratteri stampabili, "
                 "non solo spazi.",
-            },
+            ),
         )
     return value
 
@@ -81,13 +60,13 @@ def client_seed(value: str) -> str:
     if not is_client_seed(value):
         raise InvalidArgument(
             "INVALID_CLIENT_SEED",
-            {
-                "en": f"A client seed is 1 to {MAX_CLIENT_SEED} printable ASCII characters "
+            Texts(
+                en=f"A client seed is 1 to {MAX_CLIENT_SEED} printable ASCII characters "
                 "(letters, digits, punctuation, spaces).",
-                "ro": f"O sămânță de client are între 1 și {MAX_CLIENT_SEED} caractere ASCII "
+                ro=f"O sămânță de client are între 1 și {MAX_CLIENT_SEED} caractere ASCII "
                 "afișabile (litere, cifre, punctuație, spații).",
-                "it": f"Un seme del client ha da 1 a {MAX_CLIENT_SEED} caratteri ASCII "
+                it=f"Un seme del client ha da 1 a {MAX_CLIENT_SEED} caratteri ASCII "
                 "stampabili (lettere, cifre, punteggiatura, spazi).",
-            },
+            ),
         )
     return value

@@ -27,8 +27,9 @@ import sys
 from collections.abc import Mapping
 from types import FrameType
 
-from kozyr.runtime import Settings, SettingsError, get_logger
+from kozyr.runtime import SettingsError, get_logger
 from kozyr.runtime.settings import SettingsProblem
+from kozyr.table.settings import TableSettings
 
 WORKER_ENV = "KOZYR_TABLE_WORKER"
 """Set by the supervisor to each worker's index (0..N-1): this process serves."""
@@ -36,18 +37,18 @@ WORKER_ENV = "KOZYR_TABLE_WORKER"
 _log = get_logger("kozyr.table.workers")
 
 
-def is_supervisor(settings: Settings, environ: Mapping[str, str] = os.environ) -> bool:
+def is_supervisor(settings: TableSettings, environ: Mapping[str, str] = os.environ) -> bool:
     """True when this process should start workers instead of serving itself."""
     return settings.table_workers > 1 and WORKER_ENV not in environ
 
 
-def reuse_port_options(settings: Settings) -> list[tuple[str, int]]:
+def reuse_port_options(settings: TableSettings) -> list[tuple[str, int]]:
     """gRPC server options of a worker: share the port with the other workers."""
     return [("grpc.so_reuseport", 1)] if settings.table_workers > 1 else []
 
 
 def worker_environment(
-    settings: Settings, index: int, environ: Mapping[str, str] = os.environ
+    settings: TableSettings, index: int, environ: Mapping[str, str] = os.environ
 ) -> dict[str, str]:
     """The environment of worker `index`: the supervisor's, marked, with its own
     metrics port (the configured one plus the index) when metrics are on."""
@@ -58,7 +59,7 @@ def worker_environment(
     return env
 
 
-def supervise(settings: Settings) -> int:
+def supervise(settings: TableSettings) -> int:
     """Run `settings.table_workers` workers until they stop; returns the exit code."""
     if settings.grpc_port == 0:
         reason = "must be fixed (not 0) when KOZYR_TABLE_WORKERS > 1: workers share it"

@@ -5,29 +5,15 @@ Exit code 2: bad settings.
 
 from __future__ import annotations
 
-import asyncio
 import sys
 
-from kozyr.runtime import SettingsError, configure_logging_for, get_logger, load_settings
+from kozyr.runtime.process import serve
 from kozyr.webedge.service import REQUIRED_SETTINGS, WebEdge
-
-
-async def run() -> None:
-    settings = load_settings(required=REQUIRED_SETTINGS)
-    configure_logging_for(settings)
-    edge = WebEdge(settings)
-    port = await edge.start()
-    get_logger("kozyr.webedge").info("web edge ready", port=port)
-    await edge.run_until_signal()
+from kozyr.webedge.settings import WebEdgeSettings
 
 
 def main() -> int:
-    try:
-        asyncio.run(run())
-    except SettingsError as error:
-        print(f"kozyr.webedge: {error}", file=sys.stderr)
-        return 2
-    return 0
+    return serve("webedge", lambda: WebEdgeSettings.load(required=REQUIRED_SETTINGS), WebEdge)
 
 
 if __name__ == "__main__":

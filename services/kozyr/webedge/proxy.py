@@ -30,10 +30,11 @@ from typing import Any, NamedTuple
 import grpc
 from aiohttp import web
 
-from kozyr.runtime.errors import KozyrError, parse_language, to_status
+from kozyr.runtime.errors import KozyrError, to_status
 from kozyr.runtime.interceptors import LANGUAGE_KEY
 from kozyr.runtime.limits import server_busy, shutting_down
 from kozyr.runtime.logging import get_logger
+from kozyr.texts import parse_lang
 from kozyr.webedge import framing, metrics, routes, texts
 from kozyr.webedge.cors import OriginPolicy
 from kozyr.webedge.routes import Route, route
@@ -181,7 +182,7 @@ class Proxy:
                 headers=self.origins.response_headers(origin) if origin is not None else None,
             )
         answer = _Answer(request, origin, self.origins, content_type.startswith(GRPC_WEB_TEXT))
-        language = parse_language(request.headers.get(LANGUAGE_KEY))
+        language = parse_lang(request.headers.get(LANGUAGE_KEY))
         try:
             prepared = await self._prepare(request, answer.text)
         except KozyrError as error:
@@ -216,7 +217,7 @@ class Proxy:
             with gate.admit():
                 return await self._relay(answer, forwarded)
         except KozyrError as error:  # over the limit
-            language = parse_language(answer.request.headers.get(LANGUAGE_KEY))
+            language = parse_lang(answer.request.headers.get(LANGUAGE_KEY))
             return await answer.status(to_status(error, language=language))
 
     async def _relay(self, answer: _Answer, forwarded: Forwarded) -> web.StreamResponse:

@@ -1,7 +1,7 @@
 """The web edge's process: an aiohttp HTTP/1.1 server over `Proxy`, started and stopped
 like the services (`start`, `stop`, `run_until_signal`).
 
-Its settings are the services' own (kozyr.runtime.settings): the backends' targets
+Its settings are `WebEdgeSettings` (kozyr.webedge.settings): the backends' targets
 (KOZYR_TABLE_TARGET, KOZYR_MATCHMAKING_TARGET, KOZYR_BOTS_TARGET, KOZYR_CLOCK_TARGET;
 a backend without one is UNIMPLEMENTED here), KOZYR_GRPC_TLS_CA_FILE for TLS to them,
 KOZYR_WEBEDGE_HOST/PORT, KOZYR_WEBEDGE_ALLOWED_ORIGINS, and the services' admission
@@ -12,19 +12,19 @@ this edge forwards at once.
 from __future__ import annotations
 
 import asyncio
-import signal
 from typing import Any
 
 from aiohttp import web
 
 from kozyr.client.channel import channel_options
-from kozyr.runtime import Settings
 from kozyr.runtime.logging import get_logger
 from kozyr.runtime.metrics import MetricsServer, start_metrics_server
+from kozyr.runtime.process import wait_for_signal
 from kozyr.webedge import framing
 from kozyr.webedge.cors import OriginPolicy
 from kozyr.webedge.proxy import MAX_MESSAGE_BYTES, Proxy
 from kozyr.webedge.routes import targets_of
+from kozyr.webedge.settings import WebEdgeSettings
 
 REQUIRED_SETTINGS = frozenset({"table_target"})
 _log = get_logger("kozyr.webedge")
@@ -33,7 +33,7 @@ _log = get_logger("kozyr.webedge")
 class WebEdge:
     """The gRPC-Web edge: one HTTP server, one gRPC channel per backend."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: WebEdgeSettings) -> None:
         self.settings = settings
         self.proxy = Proxy(
             targets_of(settings),
@@ -102,15 +102,9 @@ class WebEdge:
 
     async def run_until_signal(self) -> None:
         """Serve until SIGTERM or SIGINT, then stop."""
-        loop = asyncio.get_running_loop()
-        received = asyncio.Event()
-        for sig in (signal.SIGTERM, signal.SIGINT):
-            loop.add_signal_handler(sig, received.set)
         try:
-            await received.wait()
+            await wait_for_signal()
         finally:
-            for sig in (signal.SIGTERM, signal.SIGINT):
-                loop.remove_signal_handler(sig)
             await self.stop()
 
 

@@ -7,19 +7,20 @@ LocalizedMessage details (`grpc-status-details-bin`), the caller's language firs
 from __future__ import annotations
 
 from kozyr.runtime.errors import InvalidArgument, ResourceExhausted, Unimplemented
+from kozyr.texts import Texts
 
 
 def unknown_service(path: str) -> Unimplemented:
     return Unimplemented(
         "UNKNOWN_SERVICE",
-        {
-            "en": f"The web edge serves no method {path}: it forwards the table, "
+        Texts(
+            en=f"The web edge serves no method {path}: it forwards the table, "
             "matchmaking, bots and clock services only.",
-            "ro": f"Intrarea web nu servește metoda {path}: transmite doar serviciile "
-            "table, matchmaking, bots și clock.",
-            "it": f"L'ingresso web non serve il metodo {path}: inoltra solo i servizi "
-            "table, matchmaking, bots e clock.",
-        },
+            ro=f"Intrarea web nu servește metoda {path}: transmite doar serviciile mesei "
+            "de joc, ale formării partidelor, ale jucătorilor-calculator și ale ceasului.",
+            it=f"L'ingresso web non serve il metodo {path}: inoltra solo i servizi del "
+            "tavolo, degli abbinamenti, dei giocatori automatici e dell'orologio.",
+        ),
         metadata={"path": path[:200]},
     )
 
@@ -27,11 +28,11 @@ def unknown_service(path: str) -> Unimplemented:
 def bad_frame(problem: str) -> InvalidArgument:
     return InvalidArgument(
         "BAD_GRPC_WEB_FRAME",
-        {
-            "en": f"The request is not one gRPC-Web message frame: {problem}.",
-            "ro": f"Cererea nu este un singur cadru de mesaj gRPC-Web: {problem}.",
-            "it": f"La richiesta non è un unico frame di messaggio gRPC-Web: {problem}.",
-        },
+        Texts(
+            en=f"The request is not one gRPC-Web message frame: {problem}.",
+            ro=f"Cererea nu este un singur cadru de mesaj gRPC-Web: {problem}.",
+            it=f"La richiesta non è un unico frame di messaggio gRPC-Web: {problem}.",
+        ),
         metadata={"problem": problem},
     )
 
@@ -39,11 +40,11 @@ def bad_frame(problem: str) -> InvalidArgument:
 def bad_header(name: str, problem: str) -> InvalidArgument:
     return InvalidArgument(
         "BAD_HEADER",
-        {
-            "en": f"The header {name} cannot be passed on: {problem}.",
-            "ro": f"Antetul {name} nu poate fi transmis: {problem}.",
-            "it": f"L'intestazione {name} non può essere inoltrata: {problem}.",
-        },
+        Texts(
+            en=f"The header {name} cannot be passed on: {problem}.",
+            ro=f"Antetul {name} nu poate fi transmis: {problem}.",
+            it=f"L'intestazione {name} non può essere inoltrata: {problem}.",
+        ),
         metadata={"header": name},
     )
 
@@ -51,10 +52,10 @@ def bad_header(name: str, problem: str) -> InvalidArgument:
 def message_too_large(limit: int) -> ResourceExhausted:
     return ResourceExhausted(
         "MESSAGE_TOO_LARGE",
-        {
-            "en": f"The request is larger than {limit} bytes.",
-            "ro": f"Cererea depășește {limit} octeți.",
-            "it": f"La richiesta supera {limit} byte.",
-        },
+        Texts(
+            en=f"The request is larger than {limit} bytes.",
+            ro=f"Cererea depășește {limit} octeți.",
+            it=f"La richiesta supera {limit} byte.",
+        ),
         metadata={"limitBytes": str(limit)},
     )

@@ -4,7 +4,7 @@
   clients/web/dist/page by default) — a missing build is a 503 that says to run
   `make install`, not an empty page;
 * `GET /config.json`: `{"edgeUrl": …}` or `{"edgePort": …}` (the page then calls its
-  own host on that port) and `{"devLogin": true|false}`;
+  own host on that port: `KOZYR_WEBTABLE_EDGE_PORT`) and `{"devLogin": true|false}`;
 * `POST /dev/token` `{"player": "ana"}` → `{"player": "ana", "token": "eyJ…"}`, a
   player token for 12 hours signed with the deployment's key — only with
   `KOZYR_WEBTABLE_DEV_LOGIN=true` (`make run` sets it): anyone who reaches the page
@@ -17,18 +17,23 @@ it load its own files only and call the edge only.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
 from datetime import timedelta
 from pathlib import Path
 
 from aiohttp import web
 
-from kozyr.runtime import Settings
 from kozyr.runtime.auth import Role, TokenMinter
+from kozyr.runtime.logging import get_logger
+from kozyr.runtime.process import wait_for_signal
+from kozyr.texts import Texts
 from kozyr.webtable import texts
+from kozyr.webtable.settings import WebTableSettings
 
+_log = get_logger("kozyr.webtable")
 DEV_TOKEN_TTL = timedelta(hours=12)
 PLAYER_NAME = re.compile(r"[A-Za-z0-9._-]{1,64}")
 """A development name: what `kozyr token` and the tests use as player ids."""
@@ -40,29 +45,42 @@ TYPES = {".js": "text/javascript", ".map": "application/json", ".css": "text/css
          ".html": "text/html"}  # fmt: skip
 
 
-def language_of(request: web.Request) -> str:
-    """The first of en/ro/it the request's Accept-Language names (English otherwise)."""
-    for part in request.headers.get("accept-language", "").split(","):
-        prefix = part.strip().lower()[:2]
-        if prefix in ("en", "ro", "it"):
-            return prefix
-    return "en"
-
-
-def refusal(status: int, messages: Mapping[str, str]) -> web.Response:
+def refusal(status: int, messages: Texts) -> web.Response:
     """A JSON refusal with its texts in every language (the page picks its own)."""
     return web.json_response({"error": dict(messages)}, status=status)
 
 
 class PageServer:
-    """The page's HTTP app, over `settings` (KOZYR_WEBTABLE_*, KOZYR_WEBEDGE_PORT)."""
+    """The page's HTTP app, over `settings` (KOZYR_WEBTABLE_*), and its process
+    (`start`, `run_until_signal`: what `kozyr.runtime.process.serve` runs)."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: WebTableSettings) -> None:
         self.settings = settings
         self.root = Path(settings.webtable_root) if settings.webtable_root else DEFAULT_ROOT
         self.minter: TokenMinter | None = (
             settings.token_minter() if settings.webtable_dev_login else None
         )
+        self._runner: web.AppRunner | None = None
+
+    async def start(self) -> int:
+        """Bind KOZYR_WEBTABLE_HOST/PORT and serve; the port (the one picked for 0)."""
+        self._runner = web.AppRunner(self.app(), access_log=None)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, self.settings.webtable_host, self.settings.webtable_port)
+        await site.start()
+        server = site._server
+        assert isinstance(server, asyncio.Server)
+        port = int(server.sockets[0].getsockname()[1])
+        _log.info("web table page started", port=port, dev_login=self.minter is not None)
+        return port
+
+    async def run_until_signal(self) -> None:
+        """Serve until SIGTERM or SIGINT, then close the server."""
+        try:
+            await wait_for_signal()
+        finally:
+            if self._runner is not None:
+                await self._runner.cleanup()
 
     def app(self) -> web.Application:
         app = web.Application(client_max_size=MAX_BODY_BYTES, middlewares=[self._headers])
@@ -82,7 +100,7 @@ class PageServer:
         if self.settings.webtable_edge_url:
             return self.settings.webtable_edge_url.rstrip("/")
         host = request.url.host or "127.0.0.1"
-        return f"{request.url.scheme}://{host}:{self.settings.webedge_port}"
+        return f"{request.url.scheme}://{host}:{self.settings.webtable_edge_port}"
 
     @web.middleware
     async def _headers(
@@ -121,7 +139,7 @@ class PageServer:
         edge: dict[str, object] = (
             {"edgeUrl": self.settings.webtable_edge_url}
             if self.settings.webtable_edge_url
-            else {"edgePort": self.settings.webedge_port}
+            else {"edgePort": self.settings.webtable_edge_port}
         )
         return web.json_response({**edge, "devLogin": self.minter is not None})
 

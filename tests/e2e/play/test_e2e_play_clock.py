@@ -14,8 +14,8 @@ from kozyr.cli.play.app import PlayApp
 from kozyr.cli.play.endpoints import Endpoints
 from kozyr.cli.play.lobby import make_plan
 from kozyr.client import ClockClient, TableClient
-from kozyr.games.translations import Lang
 from kozyr.runtime.auth import Role
+from kozyr.texts import Lang
 from tests.e2e.clock.conftest import ClockStack
 from tests.e2e.clock.conftest import clock_stack as clock_stack
 from tests.e2e.play.conftest import SCREEN, screen_text, until

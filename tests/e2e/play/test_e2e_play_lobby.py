@@ -13,7 +13,7 @@ import pytest
 
 from kozyr.api.common.v1 import games_pb2, seats_pb2
 from kozyr.cli.play.lobby import LobbyError, find_table, make_plan
-from kozyr.games.translations import Lang
+from kozyr.texts import Lang
 from tests.e2e.play.conftest import PlayStack
 
 pytestmark = pytest.mark.e2e

@@ -20,7 +20,7 @@ from kozyr.client import TableClient
 from kozyr.games.errors import COMMON_TEXTS
 from kozyr.games.khozor_teams.texts import ERRORS as KHOZOR_TEXTS
 from kozyr.games.three_five_eight.texts import ERRORS as TFE_TEXTS
-from kozyr.games.translations import Lang
+from kozyr.texts import Lang
 from tests.e2e.play.conftest import SCREEN, PlayStack, screen_text, until
 from tests.e2e.published import stored_events
 from tests.support.tables import token

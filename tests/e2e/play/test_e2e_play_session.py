@@ -11,8 +11,8 @@ from kozyr.api.table.v1 import views_pb2
 from kozyr.cli.play import controls
 from kozyr.cli.play.session import TableSession
 from kozyr.client import TableClient
-from kozyr.games.translations import Lang
 from kozyr.runtime.auth import Role
+from kozyr.texts import Lang
 from tests.e2e.play.conftest import PlayStack
 from tests.e2e.published import stored_events
 from tests.support.tables import token

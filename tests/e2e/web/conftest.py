@@ -86,7 +86,7 @@ async def web_stack(mm_stack: MatchmakingStack) -> WebStack:
     edge_env = web_edge_env(edge_port, backends, origins=f"http://127.0.0.1:{page_port}")
     env = service_env(table.database_url, table.nats_url, table.subject_root, free_port())
     env.update(
-        KOZYR_WEBEDGE_PORT=str(edge_port),
+        KOZYR_WEBTABLE_EDGE_PORT=str(edge_port),
         KOZYR_WEBTABLE_HOST="127.0.0.1",
         KOZYR_WEBTABLE_PORT=str(page_port),
         KOZYR_WEBTABLE_DEV_LOGIN="true",

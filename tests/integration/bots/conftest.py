@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kozyr.bots.service import REQUIRED_SETTINGS, BotsService
-from kozyr.runtime import load_settings
+from kozyr.bots.settings import BotsSettings
 from tests.integration.table.conftest import RunningTableService, in_process_values
 
 
@@ -31,7 +31,7 @@ async def running_bots(
         "metrics_host": "127.0.0.1",
         "metrics_port": 0,
     }
-    service = BotsService(load_settings(required=REQUIRED_SETTINGS, **(values | overrides)))
+    service = BotsService(BotsSettings.load(required=REQUIRED_SETTINGS, **(values | overrides)))
     port = await service.start()
     try:
         yield RunningBots(service, f"127.0.0.1:{port}")

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from kozyr.clock.service import REQUIRED_SETTINGS, ClockService
-from kozyr.runtime import load_settings
+from kozyr.clock.settings import ClockSettings
 from tests.integration.table.conftest import (
     RunningTableService,
     in_process_values,
@@ -33,7 +33,7 @@ async def running_clock(
     """A clock service on a free port for `table`; `overrides` are Settings fields
     (clock_offline_after_seconds…). Its streams and buckets are deleted after."""
     values = {**in_process_values(nats_url, subject_root), "table_target": table.target}
-    service = ClockService(load_settings(required=REQUIRED_SETTINGS, **(values | overrides)))
+    service = ClockService(ClockSettings.load(required=REQUIRED_SETTINGS, **(values | overrides)))
     port = await service.start()
     try:
         yield RunningClock(service, f"127.0.0.1:{port}")

@@ -20,8 +20,9 @@ import pytest
 
 from kozyr.client import ClockClient
 from kozyr.clock.service import REQUIRED_SETTINGS, ClockService
+from kozyr.clock.settings import ClockSettings
 from kozyr.infra import EmbeddedNats, free_port
-from kozyr.runtime import Role, load_settings
+from kozyr.runtime import Role
 from kozyr.runtime.errors import error_details
 from tests.integration.table.conftest import in_process_values
 from tests.support.tables import token
@@ -41,7 +42,7 @@ async def clock(nats_server: EmbeddedNats, subject_root: str) -> AsyncIterator[s
     values = in_process_values(nats_server.url, subject_root) | {
         "table_target": f"127.0.0.1:{free_port()}"
     }
-    service = ClockService(load_settings(required=REQUIRED_SETTINGS, **values))
+    service = ClockService(ClockSettings.load(required=REQUIRED_SETTINGS, **values))
     port = await service.start()
     yield f"127.0.0.1:{port}"
     await service.stop(0)

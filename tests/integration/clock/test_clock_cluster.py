@@ -27,8 +27,8 @@ from kozyr.bus.streams import jetstream_name
 from kozyr.bus.subjects import PUBLIC_CHANNEL
 from kozyr.clock.presence import presence_bucket
 from kozyr.clock.service import REQUIRED_SETTINGS, ClockService
+from kozyr.clock.settings import ClockSettings
 from kozyr.infra import free_port
-from kozyr.runtime import load_settings
 from tests.integration.table.conftest import in_process_values
 from tests.support.nats_cluster import NatsCluster, nats_cluster
 
@@ -50,7 +50,7 @@ async def clock_on(cluster: NatsCluster, root: str, replicas: int) -> AsyncItera
         "table_target": f"127.0.0.1:{free_port()}",
         "stream_replicas": replicas,
     }
-    service = ClockService(load_settings(required=REQUIRED_SETTINGS, **values))
+    service = ClockService(ClockSettings.load(required=REQUIRED_SETTINGS, **values))
     await service.start()
     try:
         yield

@@ -23,6 +23,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kozyr.eventstore import (
+    Append,
+    Appended,
     ConcurrencyConflict,
     EventStore,
     IdempotencyConflict,
@@ -34,8 +36,11 @@ from kozyr.eventstore import (
     PostgresEventStore,
     QueuedMessage,
     RecordedEvent,
+    Repeated,
+    Settled,
     StreamCorrupted,
     VerifyFailure,
+    decide_and_append,
     migrate,
 )
 from kozyr.eventstore.urls import asyncpg_dsn
@@ -743,3 +748,196 @@ async def test_any_storable_json_reads_back_equal_and_verifies(
     assert stored.data == data
     assert stored == result.events[0]
     assert (await backend.store.verify(stream)).ok
+
+
+# -- deciding: load → decide → append → retry a lost race (kozyr.eventstore.deciding) ---
+
+
+class Refused(Exception):
+    """A decision's refusal in these tests (an illegal command)."""
+
+
+@dataclass
+class Decider:
+    """A decision over a stream's version: appends `cards` at the version it loaded,
+    counts its loads and decisions, and lets a test act between a load and its append
+    (`rival`: another writer's append on the first load only)."""
+
+    store: EventStore
+    stream: str
+    cards: tuple[str, ...] = ("7H",)
+    rival: bool = False
+    refuse_from: int | None = None
+    """Refuse once the stream has this many events (the command is illegal then)."""
+    loads: int = 0
+    decisions: int = 0
+    conflicts: int = 0
+
+    async def load(self) -> int:
+        self.loads += 1
+        head = await self.store.head(self.stream)
+        version = 0 if head is None else head.version
+        if self.rival and self.loads == 1:
+            await self.store.append(self.stream, version, played("AS"), request_id="rival")
+        return version
+
+    def decide(self, version: int) -> Append[int] | Settled[int]:
+        self.decisions += 1
+        if self.refuse_from is not None and version >= self.refuse_from:
+            raise Refused(version)
+        return Append(version, played(*self.cards), version, messages=[NEWS])
+
+    def conflicted(self, _: ConcurrencyConflict) -> None:
+        self.conflicts += 1
+
+    async def run(self, request_id: str = "r", **options: Any) -> Any:
+        settings: dict[str, Any] = {"attempts": 4, "refusals": (Refused,)} | options
+        return await decide_and_append(
+            self.store,
+            self.stream,
+            self.decide,
+            load=self.load,
+            request_id=request_id,
+            on_conflict=self.conflicted,
+            **settings,
+        )
+
+
+NEWS = NewMessage("public", "TurnStarted", b"news")
+
+
+async def test_a_lost_race_is_decided_again_on_the_latest_state_and_appended(
+    backend: Backend,
+) -> None:
+    stream = new_stream()
+    decider = Decider(backend.store, stream, rival=True)
+
+    appended = await decider.run()
+
+    assert isinstance(appended, Appended)
+    assert (decider.loads, decider.decisions, decider.conflicts) == (2, 2, 1)
+    assert appended.decision.value == 1, "decided again on the version the rival made"
+    assert [(e.type, e.data["card"]) for e in await backend.store.read(stream)] == [
+        ("CardPlayed", "AS"),
+        ("CardPlayed", "7H"),
+    ]
+    assert (await backend.store.verify(stream)).ok, "the hash chain runs through both"
+    entries = [e.item for e in await pending_of(backend.store, stream)]
+    assert [getattr(i, "type", None) for i in entries] == [
+        "CardPlayed",
+        "CardPlayed",
+        "TurnStarted",
+    ]
+    assert isinstance(entries[-1], QueuedMessage), "the messages in the winning append"
+
+
+async def test_a_stale_known_state_loses_the_race_then_the_latest_is_loaded(
+    backend: Backend,
+) -> None:
+    stream = new_stream()
+    await backend.store.append(stream, 0, played("AS"), request_id="earlier")
+    decider = Decider(backend.store, stream)
+
+    appended = await decider.run(known=0)
+
+    assert isinstance(appended, Appended)
+    assert (decider.loads, decider.decisions, decider.conflicts) == (1, 2, 1)
+    assert [e.position for e in appended.result.events] == [2]
+
+
+async def test_a_refusal_or_nothing_to_do_on_a_known_state_is_asked_of_the_log(
+    backend: Backend,
+) -> None:
+    stream = new_stream()
+    await backend.store.append(stream, 0, played("AS"), request_id="earlier")
+    decider = Decider(backend.store, stream, refuse_from=0)
+
+    with pytest.raises(Refused):  # refused on the known state, then on the log's
+        await decider.run(known=0)
+    assert (decider.loads, decider.decisions) == (1, 2)
+
+    def nothing_on_zero(version: int) -> Append[int] | Settled[int]:
+        return Settled(version) if version == 0 else Append(version, played("7H"), version)
+
+    settled = await decide_and_append(
+        backend.store, stream, nothing_on_zero, load=decider.load, known=0,
+        request_id="s", attempts=2,
+    )  # fmt: skip
+    assert isinstance(settled, Appended), "'nothing to do' was only the stale state's word"
+    assert settled.decision.value == 1
+
+
+async def test_only_a_conflict_is_retried(backend: Backend) -> None:
+    stream = new_stream()
+    refused = Decider(backend.store, stream, refuse_from=0)
+    with pytest.raises(Refused):
+        await refused.run()
+    assert (refused.loads, refused.decisions) == (1, 1)
+
+    def broken(version: int) -> Append[int]:
+        raise ZeroDivisionError(version)  # a bug, not a refusal
+
+    with pytest.raises(ZeroDivisionError):
+        await decide_and_append(
+            backend.store, stream, broken, load=refused.load, request_id="b", attempts=4,
+            refusals=(Refused,),
+        )  # fmt: skip
+    assert refused.loads == 2
+
+    await backend.store.append(stream, 0, played("AS"), request_id="taken")
+    reused = Decider(backend.store, stream, cards=("8H",))
+    with pytest.raises(IdempotencyConflict):  # the request id of other events
+        await reused.run("taken")
+    assert (reused.loads, reused.decisions, reused.conflicts) == (1, 1, 0)
+    assert len(await backend.store.read(stream)) == 1, "nothing appended by a refusal"
+
+
+async def test_a_race_lost_every_time_ends_after_the_attempts(backend: Backend) -> None:
+    stream = new_stream()
+    await backend.store.append(stream, 0, played("AS"), request_id="earlier")
+
+    def always_stale(version: int) -> Append[int]:
+        return Append(0, played("7H"), version)
+
+    async def head() -> int:
+        return 1
+
+    lost: list[ConcurrencyConflict] = []
+    with pytest.raises(ConcurrencyConflict) as last:  # no `exhausted`: the conflict itself
+        await decide_and_append(
+            backend.store, stream, always_stale, load=head, request_id="x", attempts=3,
+            on_conflict=lost.append,
+        )  # fmt: skip
+    assert len(lost) == 3
+    assert (last.value.expected, last.value.actual) == (0, 1)
+    with pytest.raises(TimeoutError):
+        await decide_and_append(
+            backend.store, stream, always_stale, load=head, request_id="x", attempts=2,
+            exhausted=TimeoutError,
+        )  # fmt: skip
+    assert len(await backend.store.read(stream)) == 1
+
+
+async def test_a_repeated_request_id_returns_the_first_result(backend: Backend) -> None:
+    stream = new_stream()
+    decider = Decider(backend.store, stream)
+    first = await decider.run("once")
+    await backend.store.append(stream, 1, played("AS"), request_id="later")
+
+    again = await decider.run("once")  # decided again on version 2: the same events
+    assert isinstance(first, Appended)
+    assert isinstance(again, Appended)
+    assert not first.result.duplicate
+    assert again.result.duplicate
+    assert again.result.events == first.result.events
+
+    decider.refuse_from = 2  # now the command is illegal: still the first result
+    repeated = await decider.run("once", answer_refused_repeats=True)
+    assert isinstance(repeated, Repeated)
+    assert repeated.result.events == first.result.events
+    with pytest.raises(Refused):  # unless the caller's request ids may not answer
+        await decider.run("once")
+    with pytest.raises(Refused):  # a request never applied: the refusal itself
+        await decider.run("never", answer_refused_repeats=True)
+    assert len(await backend.store.read(stream)) == 2
+    assert len(await pending_of(backend.store, stream)) == 3, "one message, once"

@@ -19,8 +19,8 @@ from kozyr.matchmaking.service import MatchmakingService
 from kozyr.matchmaking.settings import MatchmakingSettings
 from tests.integration.table.conftest import (
     RunningTableService,
+    in_process_values,
     running_table_service,
-    table_settings,
 )
 from tests.support.tables import token
 
@@ -48,6 +48,22 @@ class RunningMatchmaking:
             return await store.read(STREAM)
 
 
+def matchmaking_settings(
+    database_url: str,
+    nats_url: str,
+    subject_root: str,
+    table_target: str,
+    settings: dict[str, Any] | None = None,
+    **options: Any,
+) -> MatchmakingSettings:
+    """A replica's settings: `options` are matchmaking's own knobs by their short names
+    (`tick_seconds` is KOZYR_MATCHMAKING_TICK_SECONDS), `settings` shared fields."""
+    shared = {"database_url": database_url, "table_target": table_target}
+    shared |= in_process_values(nats_url, subject_root) | (settings or {})
+    own = {f"matchmaking_{name}": value for name, value in (FAST | options).items()}
+    return MatchmakingSettings.load(**shared, **own)
+
+
 @contextlib.asynccontextmanager
 async def running_matchmaking(
     database_url: str,
@@ -60,10 +76,11 @@ async def running_matchmaking(
     """Start matchmaking on its migrated `database_url`; `options` are
     `MatchmakingSettings` fields, `settings` more Settings fields. Always stopped, its
     clients closed."""
-    service_settings = table_settings(
-        database_url, nats_url, subject_root, table_target=table_target, **(settings or {})
+    service = MatchmakingService(
+        matchmaking_settings(
+            database_url, nats_url, subject_root, table_target, settings, **options
+        )
     )
-    service = MatchmakingService(service_settings, MatchmakingSettings(**(FAST | options)))
     port = await service.start()
     running = RunningMatchmaking(service, f"127.0.0.1:{port}", database_url)
     try:

@@ -17,6 +17,7 @@ from kozyr.api.common.v1 import games_pb2
 from kozyr.api.table.v1 import events_pb2
 from kozyr.bus.subjects import PUBLIC_CHANNEL
 from kozyr.client import MatchmakingClient
+from kozyr.matchmaking.events import decode
 from kozyr.matchmaking.lobby import fold
 from kozyr.runtime.auth import Role
 from kozyr.runtime.errors import error_details
@@ -79,7 +80,7 @@ async def test_a_leaver_is_judged_once_per_table_refused_then_lifted_by_an_admin
     await publish_twice(nats_url, subject_root, second, "ana")
     types = await until_judged(matchmaking, 2)
     assert types.count("AbandonJudged") == 2, "each table judged once, though sent twice"
-    stored = [(e.type, dict(e.data)) for e in await matchmaking.lobby_events()]
+    stored = [decode(e.type, dict(e.data)) for e in await matchmaking.lobby_events()]
     assert fold(stored).leavers == matchmaking.service.book.lobby.leavers, "replayed: same"
     tables = await ana.my_tables()
     assert [t.abandoned for t in tables] == [True, True]

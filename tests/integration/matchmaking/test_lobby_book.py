@@ -12,6 +12,7 @@ import pytest
 from kozyr.eventstore import PostgresEventStore, migrate
 from kozyr.matchmaking import decisions
 from kozyr.matchmaking.book import Decision, LobbyBook
+from kozyr.matchmaking.events import MatchDecided
 from kozyr.matchmaking.lobby import STREAM, THREE_FIVE_EIGHT, Lobby, QueueOptions, Skill, encode
 from kozyr.matchmaking.matching import MatchRules, find_matches
 from kozyr.matchmaking.ratebook import Leaderboard, RatingBook, stream_of
@@ -62,8 +63,8 @@ async def test_a_replica_behind_the_log_never_decides_on_it(store: PostgresEvent
             for i, book in enumerate((one, two))
         )
     )
-    [(_, decided)] = [e for events in results for e in events if e[0] == "MatchDecided"]
-    assert len(set(decided["tickets"])) == 3  # the three at one table, decided once
+    [decided] = [e for events in results for e in events if isinstance(e, MatchDecided)]
+    assert len(set(decided.tickets)) == 3  # the three at one table, decided once
     logged = [e for e in await store.read(STREAM) if e.type == "MatchDecided"]
     assert len(logged) == 1
 

@@ -30,10 +30,10 @@ from kozyr.eventstore.durability import CommitNotDurable
 from kozyr.eventstore.urls import asyncpg_dsn
 from kozyr.infra import EmbeddedPostgres
 from kozyr.matchmaking.service import SERVICE_NAME, MatchmakingService
-from kozyr.matchmaking.settings import MatchmakingSettings
-from kozyr.runtime.errors import LANGUAGES, error_details
-from tests.integration.matchmaking.conftest import FAST
-from tests.integration.table.conftest import RunningTableService, table_settings
+from kozyr.runtime.errors import error_details
+from kozyr.texts import LANGUAGES
+from tests.integration.matchmaking.conftest import FAST, matchmaking_settings
+from tests.integration.table.conftest import RunningTableService
 from tests.support.tables import token
 
 pytestmark = pytest.mark.integration
@@ -68,16 +68,15 @@ async def matchmaking(
     postgres: EmbeddedPostgres, tables: RunningTableService, nats_url: str, subject_root: str
 ) -> AsyncIterator[str]:
     """A replica with short database timeouts on `postgres`; its target."""
-    settings = table_settings(
-        postgres.url(),
-        nats_url,
-        subject_root,
-        table_target=tables.target,
-        database_connect_timeout_seconds=STORE_SECONDS,
-        database_acquire_timeout_seconds=STORE_SECONDS,
-        database_statement_timeout_seconds=STORE_SECONDS,
+    timeouts = {
+        "database_connect_timeout_seconds": STORE_SECONDS,
+        "database_acquire_timeout_seconds": STORE_SECONDS,
+        "database_statement_timeout_seconds": STORE_SECONDS,
+    }
+    settings = matchmaking_settings(
+        postgres.url(), nats_url, subject_root, tables.target, timeouts, **OPTIONS
     )
-    service = MatchmakingService(settings, MatchmakingSettings(**OPTIONS))
+    service = MatchmakingService(settings)
     port = await service.start()
     try:
         yield f"127.0.0.1:{port}"
@@ -147,8 +146,10 @@ async def test_matchmaking_refuses_a_database_that_commits_asynchronously(
         await connection.execute("ALTER DATABASE postgres SET synchronous_commit = off")
     finally:
         await connection.close()
-    settings = table_settings(postgres.url(), nats_url, subject_root, table_target=tables.target)
-    service = MatchmakingService(settings, MatchmakingSettings(**OPTIONS))
+    settings = matchmaking_settings(
+        postgres.url(), nats_url, subject_root, tables.target, **OPTIONS
+    )
+    service = MatchmakingService(settings)
     try:
         with pytest.raises(CommitNotDurable, match="KOZYR_ALLOW_ASYNC_COMMIT"):
             await service.start()

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from kozyr.eventstore import migrate
-from kozyr.runtime import Settings, load_settings
 from kozyr.table.service import TableService
+from kozyr.table.settings import TableSettings
 from tests.support.tables import JWT_KEY
 
 
@@ -37,10 +37,10 @@ def in_process_values(nats_url: str, subject_root: str) -> dict[str, Any]:
 
 def table_settings(
     database_url: str, nats_url: str, subject_root: str, **overrides: Any
-) -> Settings:
+) -> TableSettings:
     """The settings every in-process table service of these tests starts from."""
     values = {"database_url": database_url, **in_process_values(nats_url, subject_root)}
-    return load_settings(**(values | overrides))
+    return TableSettings.load(**(values | overrides))
 
 
 @contextlib.asynccontextmanager

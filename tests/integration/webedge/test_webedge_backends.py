@@ -18,9 +18,9 @@ from kozyr.api.matchmaking.v1 import matchmaking_service_pb2 as mm_pb
 from kozyr.api.table.v1 import table_service_pb2 as pb
 from kozyr.client import TableClient
 from kozyr.infra import free_port
-from kozyr.runtime import load_settings
 from kozyr.runtime.auth import Role
 from kozyr.webedge.service import WebEdge
+from kozyr.webedge.settings import WebEdgeSettings
 from tests.integration.bots.conftest import running_bots
 from tests.integration.matchmaking.conftest import running_matchmaking
 from tests.integration.table.conftest import RunningTableService
@@ -37,7 +37,7 @@ MATCHMAKING = "kozyr.matchmaking.v1.MatchmakingService"
 
 async def _edge(**targets: str) -> tuple[WebEdge, str]:
     edge = WebEdge(
-        load_settings(
+        WebEdgeSettings.load(
             **targets,
             webedge_host="127.0.0.1",
             webedge_port=0,

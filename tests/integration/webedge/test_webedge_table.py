@@ -20,10 +20,10 @@ from prometheus_client import REGISTRY
 from kozyr.api.common.v1 import games_pb2
 from kozyr.api.table.v1 import table_service_pb2 as pb
 from kozyr.client import TableClient
-from kozyr.runtime import load_settings
 from kozyr.runtime.auth import Role
 from kozyr.runtime.errors import error_details
 from kozyr.webedge.service import WebEdge
+from kozyr.webedge.settings import WebEdgeSettings
 from tests.integration.table.conftest import RunningTableService
 from tests.support import grpc_web
 from tests.support.grpc_web import FrameReader, headers, request_body
@@ -52,7 +52,7 @@ class Edge:
 
 @contextlib.asynccontextmanager
 async def running_edge(table: RunningTableService, **overrides: Any) -> AsyncIterator[Edge]:
-    settings = load_settings(
+    settings = WebEdgeSettings.load(
         **{
             "table_target": table.target,
             "webedge_host": "127.0.0.1",

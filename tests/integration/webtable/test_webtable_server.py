@@ -11,9 +11,9 @@ import aiohttp
 import pytest
 from aiohttp.test_utils import TestServer
 
-from kozyr.runtime import load_settings
 from kozyr.runtime.auth import Role, TokenVerifier
 from kozyr.webtable.server import PageServer
+from kozyr.webtable.settings import WebTableSettings
 from kozyr.webtable.texts import BAD_NAME, NO_DEV_LOGIN
 from tests.support.tables import JWT_KEY
 
@@ -26,7 +26,7 @@ def page_root(tmp_path: Path) -> Path:
 
 
 async def serve(**settings: Any) -> TestServer:
-    server = TestServer(PageServer(load_settings(database_url=None, **settings)).app())
+    server = TestServer(PageServer(WebTableSettings.load(database_url=None, **settings)).app())
     await server.start_server()
     return server
 
@@ -34,7 +34,10 @@ async def serve(**settings: Any) -> TestServer:
 @pytest.fixture
 async def dev_page(page_root: Path) -> AsyncIterator[TestServer]:
     server = await serve(
-        jwt_key=JWT_KEY, webtable_dev_login=True, webtable_root=str(page_root), webedge_port=8123
+        jwt_key=JWT_KEY,
+        webtable_dev_login=True,
+        webtable_root=str(page_root),
+        webtable_edge_port=8123,
     )
     yield server
     await server.close()

@@ -17,10 +17,10 @@ from kozyr.bus.schedules import (
     schedule_time,
 )
 from kozyr.clock.presence import has_presence, presence_bucket
-from kozyr.clock.timing import ManualClock, SystemClock
+from kozyr.clock.settings import ClockSettings
 from kozyr.clock.turns import TurnTimer
 from kozyr.clock.voice import TOKEN_TTL, VoiceRooms
-from kozyr.runtime.settings import load_settings
+from kozyr.runtime.clocks import ManualClock, SystemClock
 
 TABLE = "123e4567-e89b-42d3-a456-426614174000"
 
@@ -82,9 +82,11 @@ def test_presence_ids_and_bucket() -> None:
 
 
 def test_voice_needs_all_three_settings() -> None:
-    assert VoiceRooms.from_settings(load_settings(livekit_url="wss://x")) is None
+    assert VoiceRooms.from_settings(ClockSettings.load(livekit_url="wss://x")) is None
     rooms = VoiceRooms.from_settings(
-        load_settings(livekit_url="wss://lk", livekit_api_key="key", livekit_api_secret="s" * 32)
+        ClockSettings.load(
+            livekit_url="wss://lk", livekit_api_key="key", livekit_api_secret="s" * 32
+        )
     )
     assert rooms is not None
     now = datetime.now(UTC)

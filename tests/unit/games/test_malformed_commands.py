@@ -24,7 +24,7 @@ import kozyr.games.khozor_teams as kz
 import kozyr.games.three_five_eight as t58
 from kozyr.games.cards import Card, Rank, parse_card
 from kozyr.games.errors import COMMON_TEXTS, RuleError
-from kozyr.games.translations import Lang
+from kozyr.texts import Lang
 from tests.support.higher_card import rules as higher_card
 
 GAMES: tuple[ModuleType, ...] = (t58, kz, higher_card)

@@ -26,8 +26,9 @@ from kozyr.games.errors import COMMON_TEXTS, RuleError
 from kozyr.games.khozor_teams.scenarios import cards, fill_hands, position
 from kozyr.games.khozor_teams.texts import ERRORS as KHOZOR_ERRORS
 from kozyr.games.three_five_eight.texts import ERRORS as THREE_FIVE_EIGHT_ERRORS
-from kozyr.games.translations import Lang, Texts, card_name
+from kozyr.games.translations import card_name
 from kozyr.runtime.auth import Role, role_not_allowed
+from kozyr.texts import Lang, Texts
 
 ROOT = Path(__file__).resolve().parents[3]
 OTHER_LANGUAGES = (Lang.RO, Lang.IT)
@@ -193,23 +194,17 @@ def literal_texts(node: ast.expr) -> str | None:
     return None
 
 
-def is_language_key(node: ast.expr | None, lang: Lang) -> bool:
-    if isinstance(node, ast.Constant):
-        return node.value == lang.value
-    return isinstance(node, ast.Attribute) and node.attr == lang.name
-
-
 def source_texts(lang: Lang) -> Iterator[tuple[str, str]]:
-    """Every text under a `lang` key of a dict literal in libs/ and services/."""
+    """Every `lang` text of a `Texts(en=..., ro=..., it=...)` in libs/ and services/."""
     for path in sorted([*(ROOT / "libs").rglob("*.py"), *(ROOT / "services").rglob("*.py")]):
         if path.name.endswith(("_pb2.py", "_pb2_grpc.py")):
             continue
         for node in ast.walk(ast.parse(path.read_text(), str(path))):
-            if isinstance(node, ast.Dict):
-                for key, value in zip(node.keys, node.values, strict=True):
-                    text = literal_texts(value)
-                    if text is not None and is_language_key(key, lang):
-                        yield f"{path.relative_to(ROOT)}:{value.lineno}", text
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Texts":
+                for keyword in node.keywords:
+                    text = literal_texts(keyword.value)
+                    if text is not None and keyword.arg == lang.value:
+                        yield f"{path.relative_to(ROOT)}:{keyword.value.lineno}", text
 
 
 @pytest.mark.parametrize("lang", OTHER_LANGUAGES)

@@ -41,7 +41,7 @@ from kozyr.games.three_five_eight import (
     TrickTaken,
 )
 from kozyr.games.three_five_eight import texts as texts_module
-from kozyr.games.translations import Lang
+from kozyr.texts import Lang
 
 DECIDER: Decider[game.State, game.Command, game.Event] = game  # mypy checks the module
 

@@ -14,6 +14,18 @@ import pytest
 
 from kozyr.api.common.v1 import games_pb2, seats_pb2
 from kozyr.matchmaking import decisions
+from kozyr.matchmaking import events as lobby_events
+from kozyr.matchmaking.events import (
+    LobbyEvent,
+    MatchDecided,
+    MatchReleased,
+    MatchSeated,
+    PartyDisbanded,
+    PartyLeft,
+    TableEnded,
+    TableNoticed,
+    UnknownLobbyEvent,
+)
 from kozyr.matchmaking.lobby import (
     KHOZOR_TEAMS,
     THREE_FIVE_EIGHT,
@@ -70,7 +82,7 @@ def open_ticket(
 def matches(lobby: Lobby, now: float) -> list[dict[str, Any]]:
     events = find_matches(lobby, at(now), RULES)
     fold(events, lobby)
-    return [d for t, d in events if t == "MatchDecided"]
+    return [lobby_events.encode(e)[1] for e in events if isinstance(e, MatchDecided)]
 
 
 def players_of(match: dict[str, Any]) -> list[str | None]:
@@ -275,13 +287,12 @@ def test_one_active_ticket_per_player_and_none_while_seated() -> None:
     open_ticket(lobby, ("bogdan",))
     open_ticket(lobby, ("carla",))
     [match] = matches(lobby, 1)
-    fold([("MatchSeated", {"match": match["match"], "table": "t-1", "at": at(2).isoformat()})],
-         lobby)  # fmt: skip
+    fold([MatchSeated(match["match"], "t-1", at(2).isoformat())], lobby)
     assert lobby.outcomes[ticket_id].table_id == "t-1"
     with pytest.raises(FailedPrecondition) as seated:
         open_ticket(lobby, ("ana",))
     assert seated.value.reason == "ALREADY_SEATED"
-    fold([("TableEnded", {"table": "t-1"})], lobby)
+    fold([TableEnded("t-1")], lobby)
     open_ticket(lobby, ("ana",))
 
 
@@ -309,8 +320,7 @@ def test_a_table_opened_after_it_ended_seats_nobody() -> None:
     lobby = Lobby()
     fold(decisions.table_ended(lobby, "t-9"), lobby)
     assert decisions.table_noticed(lobby, "t-9", THREE_FIVE_EIGHT, [("ana", 0)], at(1)) == []
-    fold([("TableNoticed", {"table": "t-9", "game": THREE_FIVE_EIGHT, "seats": [["ana", 0]],
-                            "at": at(1).isoformat()})], lobby)  # fmt: skip
+    fold([TableNoticed("t-9", THREE_FIVE_EIGHT, (("ana", 0),), at(1).isoformat())], lobby)
     assert lobby.table_of("ana") is None
     assert decode(json.loads(json.dumps(encode(lobby)))).ended == lobby.ended
 
@@ -478,8 +488,7 @@ def test_a_lobby_survives_its_snapshot_encoding() -> None:
     for name in ("carla", "dan", "eva"):
         open_ticket(lobby, (name,))
     [seated] = matches(lobby, 1)
-    fold([("MatchSeated", {"match": seated["match"], "table": "t-1", "at": at(2).isoformat()})],
-         lobby)  # fmt: skip
+    fold([MatchSeated(seated["match"], "t-1", at(2).isoformat())], lobby)
     open_ticket(lobby, ("f1", "f2"), party="q", mu=[20.0, 30.0], when=3)
     open_ticket(lobby, ("g",), fill_now=True, when=4)
     matches(lobby, 4)  # pending: decided, not seated
@@ -496,17 +505,84 @@ def test_a_lobby_survives_its_snapshot_encoding() -> None:
 
 def test_the_fold_survives_events_the_decisions_never_make() -> None:
     lobby = Lobby()
-    odd = [
-        ("MatchSeated", {"match": "m", "table": "t", "at": T0.isoformat()}),
-        ("MatchReleased", {"match": "m", "reason": "refused"}),
-        ("PartyLeft", {"party": "p", "player": "ana"}),
-        ("PartyDisbanded", {"party": "p"}),
-        ("TableEnded", {"table": "t"}),
-        ("SomethingNewer", {}),
+    odd: list[LobbyEvent] = [
+        MatchSeated("m", "t", T0.isoformat()),
+        MatchReleased("m", "refused"),
+        PartyLeft("p", "ana"),
+        PartyDisbanded("p"),
+        TableEnded("t"),
     ]
     fold(odd, lobby)
     assert lobby.version == len(odd)
     assert encode(lobby) == encode(Lobby(version=len(odd), ended=OrderedDict(t=None)))
+
+
+@pytest.mark.parametrize(
+    ("type_name", "data"),
+    [
+        ("SomethingNewer", {}),  # a type newer than this code
+        ("TicketExpired", {}),  # a payload without its fields
+        ("MatchSeated", {"match": "m", "table": "t"}),
+    ],
+)
+def test_an_event_the_code_cannot_read_is_an_error_not_skipped(
+    type_name: str, data: dict[str, Any]
+) -> None:
+    with pytest.raises(UnknownLobbyEvent) as unknown:
+        lobby_events.decode(type_name, data)
+    assert unknown.value.type_name == type_name
+
+
+STORED: list[tuple[str, dict[str, Any]]] = [
+    ("TicketOpened", {"ticket": "t1", "game": THREE_FIVE_EIGHT, "players": ["ana"],
+                      "party": None, "options": {"must_trump": False, "turn_seconds": 0},
+                      "fill_now": False, "skills": {"ana": ["25.0", "8.0"]},
+                      "at": T0.isoformat()}),
+    ("TicketCancelled", {"ticket": "t1", "by": "ana"}),
+    ("TicketExpired", {"ticket": "t2"}),
+    ("MatchDecided", {"match": "m", "game": THREE_FIVE_EIGHT,
+                      "options": {"must_trump": True, "turn_seconds": 30},
+                      "seats": [{"player": "ana", "ticket": "t1"}, {"computer": "easy"}],
+                      "tickets": ["t1"], "at": T0.isoformat()}),
+    ("MatchSeated", {"match": "m", "table": "tb", "at": T0.isoformat()}),
+    ("MatchReleased", {"match": "m", "reason": "refused"}),
+    ("TableNoticed", {"table": "tb", "game": THREE_FIVE_EIGHT, "seats": [["ana", 0]],
+                      "at": T0.isoformat()}),
+    ("TableEnded", {"table": "tb"}),
+    ("TableEnded", {"table": "tb", "clean": ["bo"], "forgiven": []}),
+    ("AbandonJudged", {"table": "tb", "player": "ana", "strikes": 2, "at": T0.isoformat(),
+                       "until": None}),
+    ("PenaltyLifted", {"player": "ana", "strikes": 1, "by": "root", "reason": "x",
+                       "at": T0.isoformat()}),
+    ("PartyCreated", {"party": "p", "code": "ABCDEF", "leader": "ana"}),
+    ("PartyJoined", {"party": "p", "player": "bo"}),
+    ("PartyLeft", {"party": "p", "player": "bo"}),
+    ("PartyDisbanded", {"party": "p"}),
+]  # fmt: skip
+"""One event of every type, as the log has always stored them."""
+
+
+@pytest.mark.parametrize(("type_name", "data"), STORED)
+def test_every_stored_event_decodes_and_encodes_back_as_stored(
+    type_name: str, data: dict[str, Any]
+) -> None:
+    event = lobby_events.decode(type_name, data)
+    assert type(event).__name__ == type_name
+    assert lobby_events.encode(event) == (type_name, data)
+
+
+def test_the_decisions_store_what_they_always_stored() -> None:
+    """The events the decisions make, as stored: the payload fields of before."""
+    lobby = Lobby()
+    opened = decisions.enter(
+        lobby, ticket_id="t1", players=("ana",), party_id="", game=THREE_FIVE_EIGHT,
+        options=QueueOptions(), fill_now=False, skills={"ana": Skill(25.0, 8.0)}, now=T0,
+    )  # fmt: skip
+    fold(opened, lobby)
+    assert lobby_events.encode(opened[0]) == STORED[0]
+    assert lobby_events.encode(decisions.cancel(lobby, "ana", "t1")[0]) == STORED[1]
+    ended = decisions.table_ended(lobby, "tb")
+    assert [lobby_events.encode(e) for e in ended] == [STORED[7]]
 
 
 def test_a_queue_match_s_table_is_opened_with_hints_off() -> None:

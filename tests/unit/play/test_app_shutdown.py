@@ -11,7 +11,7 @@ from textual.widgets import Static
 from kozyr.cli.play.app import PlayApp
 from kozyr.cli.play.endpoints import Endpoints
 from kozyr.cli.play.lobby import make_plan
-from kozyr.games.translations import Lang
+from kozyr.texts import Lang
 from tests.unit.play.views import tfe_view
 
 NOWHERE = "127.0.0.1:1"

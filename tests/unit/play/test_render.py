@@ -10,7 +10,7 @@ from kozyr.api.table.v1 import actions_pb2
 from kozyr.cli.play import controls, render, render_358, render_khozor
 from kozyr.cli.play.controls import Selection
 from kozyr.cli.play.texts import LABELS, label
-from kozyr.games.translations import Lang
+from kozyr.texts import Lang
 from tests.unit.play.views import cards_action, contract, khozor_view, play, tfe_view
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)

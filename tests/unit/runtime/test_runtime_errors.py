@@ -6,7 +6,6 @@ import grpc
 import pytest
 from google.rpc import error_details_pb2, status_pb2  # type: ignore[import-untyped]
 
-from kozyr.games.translations import Lang
 from kozyr.runtime.errors import (
     ERROR_DOMAIN,
     Aborted,
@@ -17,11 +16,11 @@ from kozyr.runtime.errors import (
     ResourceExhausted,
     Unavailable,
     internal_error,
-    parse_language,
     to_rich_status,
     to_status,
 )
 from kozyr.runtime.limits import server_busy
+from kozyr.texts import Lang
 
 TEXTS = {"en": "It is not your turn.", "ro": "Nu este rândul tău.", "it": "Non è il tuo turno."}
 
@@ -110,21 +109,6 @@ def test_message_in_falls_back_to_english() -> None:
     assert error.message_in("ro-RO") == "text ro"
     assert error.message_in("it") == "en text"
     assert str(error) == "NOT_YOUR_TURN: en text"
-
-
-@pytest.mark.parametrize(
-    ("header", "language"),
-    [
-        ("ro", "ro"),
-        ("it-IT", "it"),
-        ("fr-FR, it;q=0.8", "it"),
-        ("de", "en"),
-        (None, "en"),
-        ("", "en"),
-    ],
-)
-def test_parse_language(header: str | None, language: str) -> None:
-    assert parse_language(header) == language
 
 
 def test_the_internal_error_says_nothing_specific() -> None:

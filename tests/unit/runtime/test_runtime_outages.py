@@ -15,7 +15,6 @@ from kozyr.eventstore.errors import (
     SchemaNotMigrated,
     StoreUnavailable,
 )
-from kozyr.runtime.errors import LANGUAGES
 from kozyr.runtime.outages import (
     SCHEMA_NOT_MIGRATED,
     STORE_UNAVAILABLE,
@@ -23,6 +22,7 @@ from kozyr.runtime.outages import (
     dependency_outage,
     store_unavailable,
 )
+from kozyr.texts import LANGUAGES
 
 _LOST = asyncpg.ConnectionDoesNotExistError("connection was closed in the middle of operation")
 

@@ -8,19 +8,20 @@ from __future__ import annotations
 
 import pytest
 
-from kozyr.runtime import SettingsError, load_settings
+from kozyr.runtime import SettingsError
 from kozyr.table import workers
+from kozyr.table.settings import TableSettings
 
 
 def test_one_worker_is_the_service_itself() -> None:
-    settings = load_settings(grpc_port=5000)
+    settings = TableSettings.load(grpc_port=5000)
     assert settings.table_workers == 1
     assert not workers.is_supervisor(settings, {})
     assert workers.reuse_port_options(settings) == []
 
 
 def test_with_more_the_first_process_supervises_and_its_workers_serve() -> None:
-    settings = load_settings(table_workers=3, grpc_port=5000, metrics_port=9100)
+    settings = TableSettings.load(table_workers=3, grpc_port=5000, metrics_port=9100)
     assert workers.is_supervisor(settings, {})
     env = workers.worker_environment(settings, 2, {"PATH": "/bin"})
     assert env == {"PATH": "/bin", workers.WORKER_ENV: "2", "KOZYR_METRICS_PORT": "9102"}
@@ -30,6 +31,6 @@ def test_with_more_the_first_process_supervises_and_its_workers_serve() -> None:
 
 def test_workers_need_a_fixed_port_and_a_sane_count() -> None:
     with pytest.raises(SettingsError, match="KOZYR_GRPC_PORT"):
-        workers.supervise(load_settings(table_workers=2, grpc_port=0))
+        workers.supervise(TableSettings.load(table_workers=2, grpc_port=0))
     with pytest.raises(SettingsError, match="KOZYR_TABLE_WORKERS"):
-        load_settings(table_workers=0)
+        TableSettings.load(table_workers=0)

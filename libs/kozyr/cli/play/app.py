@@ -24,7 +24,7 @@ from kozyr.cli.play.lobby import LobbyError, Plan, find_table
 from kozyr.cli.play.session import TableSession
 from kozyr.cli.play.texts import back_command, label
 from kozyr.client import BotsClient, ClockClient, MatchmakingClient, TableClient
-from kozyr.games.translations import Lang
+from kozyr.texts import Lang
 
 SIGNALS = {"three": actions_pb2.SIGNAL_THREE_SET, "five": actions_pb2.SIGNAL_FIVE_SET}
 

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from kozyr.cli.problems import CliError
-from kozyr.games.translations import Lang, parse_lang
+from kozyr.texts import Lang, parse_lang
 
 Target = Annotated[
     str | None, typer.Option(help="host:port (default: KOZYR_*_TARGET, else make run's).")

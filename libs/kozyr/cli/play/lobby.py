@@ -23,8 +23,8 @@ from kozyr.api.table.v1 import table_service_pb2 as table_pb
 from kozyr.cli.play.session import error_text
 from kozyr.cli.play.texts import join_command, label
 from kozyr.client import MatchmakingClient
-from kozyr.games.translations import Lang
 from kozyr.runtime.errors import error_details
+from kozyr.texts import Lang
 
 POLL_SECONDS = 1.0
 """How often a party member asks whether the leader has started."""

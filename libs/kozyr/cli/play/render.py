@@ -17,7 +17,8 @@ from kozyr.games.cards import CardParseError, parse_card
 from kozyr.games.khozor_teams import texts as khozor_texts
 from kozyr.games.three_five_eight import texts as tfe_texts
 from kozyr.games.three_five_eight.model import Contract
-from kozyr.games.translations import Lang, Texts, card_name, in_language
+from kozyr.games.translations import card_name
+from kozyr.texts import Lang, Texts, in_language
 
 RED_SUITS = ("H", "D")
 LEVELS = {

@@ -11,7 +11,7 @@ from kozyr.cli.play.render import card_text, cards_text, contract_name, seat_nam
 from kozyr.cli.play.texts import label
 from kozyr.games.three_five_eight import texts as tfe_texts
 from kozyr.games.three_five_eight.model import Phase, Role
-from kozyr.games.translations import Lang
+from kozyr.texts import Lang
 
 CONTRACT_ORDER = ("S", "H", "D", "C", "NT", "MT")
 SHORT = {"S": "♠", "H": "♥", "D": "♦", "C": "♣", "NT": "NT", "MT": "MT"}

@@ -11,7 +11,7 @@ from kozyr.api.table.v1 import views_pb2
 from kozyr.cli.play.render import cards_text, catalogue_name, seat_name, seat_state
 from kozyr.cli.play.texts import label
 from kozyr.games.khozor_teams import texts as khozor_texts
-from kozyr.games.translations import Lang
+from kozyr.texts import Lang
 
 SUITS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 

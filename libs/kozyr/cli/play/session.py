@@ -21,8 +21,8 @@ from kozyr.api.table.v1 import actions_pb2, views_pb2
 from kozyr.cli.play.texts import label
 from kozyr.client import BotsClient, ClockClient, TableClient
 from kozyr.client.table import new_request_id
-from kozyr.games.translations import Lang
 from kozyr.runtime.errors import error_details
+from kozyr.texts import Lang
 
 BACKOFF = (0.5, 1.0, 2.0, 4.0, 8.0)
 """Seconds before each new attempt to reach the table after a drop (the last repeats)."""

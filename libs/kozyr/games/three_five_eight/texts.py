@@ -13,41 +13,41 @@ from typing import TypeVar
 
 from kozyr.games.errors import COMMON_TEXTS, RuleError, rule_error
 from kozyr.games.three_five_eight.model import Contract, Phase, Role
-from kozyr.games.translations import Lang, Texts, in_language
+from kozyr.texts import Lang, Texts, in_language
 
 K = TypeVar("K")
 
 ERRORS: Mapping[str, Texts] = {
-    "MUST_FOLLOW_SUIT": {
-        Lang.EN: "You must follow suit: play a {suit}.",
-        Lang.RO: "Trebuie să răspunzi la culoare: joacă o carte de {suit}.",
-        Lang.IT: "Devi rispondere al seme: gioca una carta di {suit}.",
-    },
-    "MUST_TRUMP": {
-        Lang.EN: "You have no {suit}: with the trump-beat option you must play a trump ({trump}).",
-        Lang.RO: "Nu ai {suit}: cu opțiunea de a bate cu atu trebuie să joci atu ({trump}).",
-        Lang.IT: "Non hai {suit}: con l'opzione di taglio devi giocare un atout ({trump}).",
-    },
-    "CONTRACT_ALREADY_USED": {
-        Lang.EN: "You have already declared this contract in this game.",
-        Lang.RO: "Ai jucat deja acest tip de joc în această partidă.",
-        Lang.IT: "Hai già dichiarato questo gioco in questa partita.",
-    },
-    "TRUMP_NOT_EXCHANGEABLE": {
-        Lang.EN: "Trumps cannot be exchanged.",
-        Lang.RO: "Cărțile de atu nu pot fi schimbate.",
-        Lang.IT: "Non si possono cambiare gli atout.",
-    },
-    "DISCARD_FOUR_CARDS": {
-        Lang.EN: "Discard exactly four different cards from your hand.",
-        Lang.RO: "Pune jos exact patru cărți diferite din mâna ta.",
-        Lang.IT: "Scarta esattamente quattro carte diverse dalla tua mano.",
-    },
-    "INVALID_SEED": {
-        Lang.EN: "A shuffle seed is exactly 32 bytes.",
-        Lang.RO: "Valoarea aleatoare (seed) a amestecării are exact 32 de octeți.",
-        Lang.IT: "Il valore casuale (seed) del mescolamento è di esattamente 32 byte.",
-    },
+    "MUST_FOLLOW_SUIT": Texts(
+        en="You must follow suit: play a {suit}.",
+        ro="Trebuie să răspunzi la culoare: joacă o carte de {suit}.",
+        it="Devi rispondere al seme: gioca una carta di {suit}.",
+    ),
+    "MUST_TRUMP": Texts(
+        en="You have no {suit}: with the trump-beat option you must play a trump ({trump}).",
+        ro="Nu ai {suit}: cu opțiunea de a bate cu atu trebuie să joci atu ({trump}).",
+        it="Non hai {suit}: con l'opzione di taglio devi giocare un atout ({trump}).",
+    ),
+    "CONTRACT_ALREADY_USED": Texts(
+        en="You have already declared this contract in this game.",
+        ro="Ai jucat deja acest tip de joc în această partidă.",
+        it="Hai già dichiarato questo gioco in questa partita.",
+    ),
+    "TRUMP_NOT_EXCHANGEABLE": Texts(
+        en="Trumps cannot be exchanged.",
+        ro="Cărțile de atu nu pot fi schimbate.",
+        it="Non si possono cambiare gli atout.",
+    ),
+    "DISCARD_FOUR_CARDS": Texts(
+        en="Discard exactly four different cards from your hand.",
+        ro="Pune jos exact patru cărți diferite din mâna ta.",
+        it="Scarta esattamente quattro carte diverse dalla tua mano.",
+    ),
+    "INVALID_SEED": Texts(
+        en="A shuffle seed is exactly 32 bytes.",
+        ro="Valoarea aleatoare (seed) a amestecării are exact 32 de octeți.",
+        it="Il valore casuale (seed) del mescolamento è di esattamente 32 byte.",
+    ),
 }
 """Reasons specific to 3-5-8; the others (NOT_YOUR_TURN, UNKNOWN_COMMAND…) are
 `kozyr.games.errors.COMMON_TEXTS`."""
@@ -62,72 +62,72 @@ def error(reason: str, **params: object) -> RuleError:
 
 
 CONTRACT_NAMES: Mapping[Contract, Texts] = {
-    Contract.SPADES: {Lang.EN: "♠ trump", Lang.RO: "Atu ♠", Lang.IT: "Atout ♠"},
-    Contract.HEARTS: {Lang.EN: "♥ trump", Lang.RO: "Atu ♥", Lang.IT: "Atout ♥"},
-    Contract.DIAMONDS: {Lang.EN: "♦ trump", Lang.RO: "Atu ♦", Lang.IT: "Atout ♦"},
-    Contract.CLUBS: {Lang.EN: "♣ trump", Lang.RO: "Atu ♣", Lang.IT: "Atout ♣"},
-    Contract.NO_TRUMP: {Lang.EN: "No trump", Lang.RO: "Fără atu", Lang.IT: "Senza atout"},
-    Contract.MINIMUM_TRICKS: {
-        Lang.EN: "Minimum tricks",
-        Lang.RO: "Fără levate",
-        Lang.IT: "Minima presa",
-    },
+    Contract.SPADES: Texts(en="♠ trump", ro="Atu ♠", it="Atout ♠"),
+    Contract.HEARTS: Texts(en="♥ trump", ro="Atu ♥", it="Atout ♥"),
+    Contract.DIAMONDS: Texts(en="♦ trump", ro="Atu ♦", it="Atout ♦"),
+    Contract.CLUBS: Texts(en="♣ trump", ro="Atu ♣", it="Atout ♣"),
+    Contract.NO_TRUMP: Texts(en="No trump", ro="Fără atu", it="Senza atout"),
+    Contract.MINIMUM_TRICKS: Texts(
+        en="Minimum tricks",
+        ro="Fără levate",
+        it="Minima presa",
+    ),
 }
 
 PHASE_NAMES: Mapping[Phase, Texts] = {
-    Phase.DRAW_DEALER: {
-        Lang.EN: "Drawing the first dealer",
-        Lang.RO: "Tragerea la sorți a dealerului",
-        Lang.IT: "Sorteggio del mazziere",
-    },
-    Phase.DEAL: {Lang.EN: "Dealing", Lang.RO: "Împărțirea cărților", Lang.IT: "Distribuzione"},
-    Phase.CONTRACT: {
-        Lang.EN: "Choosing the contract",
-        Lang.RO: "Alegerea jocului",
-        Lang.IT: "Scelta del gioco",
-    },
-    Phase.EXCHANGE: {
-        Lang.EN: "Card exchange",
-        Lang.RO: "Schimbul de cărți",
-        Lang.IT: "Cambio carte",
-    },
-    Phase.DISCARD: {
-        Lang.EN: "Talon and discard",
-        Lang.RO: "Talonul și cărțile puse jos",
-        Lang.IT: "Tallone e scarto",
-    },
-    Phase.PLAY: {Lang.EN: "Play", Lang.RO: "Joc", Lang.IT: "Gioco"},
-    Phase.OVER: {Lang.EN: "Game over", Lang.RO: "Joc terminat", Lang.IT: "Partita finita"},
+    Phase.DRAW_DEALER: Texts(
+        en="Drawing the first dealer",
+        ro="Tragerea la sorți a dealerului",
+        it="Sorteggio del mazziere",
+    ),
+    Phase.DEAL: Texts(en="Dealing", ro="Împărțirea cărților", it="Distribuzione"),
+    Phase.CONTRACT: Texts(
+        en="Choosing the contract",
+        ro="Alegerea jocului",
+        it="Scelta del gioco",
+    ),
+    Phase.EXCHANGE: Texts(
+        en="Card exchange",
+        ro="Schimbul de cărți",
+        it="Cambio carte",
+    ),
+    Phase.DISCARD: Texts(
+        en="Talon and discard",
+        ro="Talonul și cărțile puse jos",
+        it="Tallone e scarto",
+    ),
+    Phase.PLAY: Texts(en="Play", ro="Joc", it="Gioco"),
+    Phase.OVER: Texts(en="Game over", ro="Joc terminat", it="Partita finita"),
 }
 
 ROLE_NAMES: Mapping[Role, Texts] = {
-    Role.DECLARER: {Lang.EN: "Declarer", Lang.RO: "Declarant", Lang.IT: "Dichiarante"},
-    Role.THIRD: {
-        Lang.EN: "Third player",
-        Lang.RO: "Al treilea jucător",
-        Lang.IT: "Terzo giocatore",
-    },
-    Role.DEALER: {Lang.EN: "Dealer", Lang.RO: "Dealer", Lang.IT: "Mazziere"},
+    Role.DECLARER: Texts(en="Declarer", ro="Declarant", it="Dichiarante"),
+    Role.THIRD: Texts(
+        en="Third player",
+        ro="Al treilea jucător",
+        it="Terzo giocatore",
+    ),
+    Role.DEALER: Texts(en="Dealer", ro="Dealer", it="Mazziere"),
 }
 
 TURN_KIND_NAMES: Mapping[str, Texts] = {
-    "chance": {
-        Lang.EN: "The table shuffles",
-        Lang.RO: "Masa amestecă",
-        Lang.IT: "Il tavolo mescola",
-    },
+    "chance": Texts(
+        en="The table shuffles",
+        ro="Masa amestecă",
+        it="Il tavolo mescola",
+    ),
     "contract": PHASE_NAMES[Phase.CONTRACT],
-    "exchange_give": {
-        Lang.EN: "Give a card",
-        Lang.RO: "Dă o carte",
-        Lang.IT: "Dai una carta",
-    },
-    "discard": {
-        Lang.EN: "Discard four cards",
-        Lang.RO: "Pune jos patru cărți",
-        Lang.IT: "Scarta quattro carte",
-    },
-    "play": {Lang.EN: "Play a card", Lang.RO: "Joacă o carte", Lang.IT: "Gioca una carta"},
+    "exchange_give": Texts(
+        en="Give a card",
+        ro="Dă o carte",
+        it="Dai una carta",
+    ),
+    "discard": Texts(
+        en="Discard four cards",
+        ro="Pune jos patru cărți",
+        it="Scarta quattro carte",
+    ),
+    "play": Texts(en="Play a card", ro="Joacă o carte", it="Gioca una carta"),
     "over": PHASE_NAMES[Phase.OVER],
 }
 

@@ -10,142 +10,142 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from kozyr.games.translations import Lang, Texts, in_language
+from kozyr.texts import Lang, Texts, in_language
 
 LABELS: Mapping[str, Texts] = {
-    "title": {
-        Lang.EN: "Dispute viewer",
-        Lang.RO: "Vizualizator de dispute",
-        Lang.IT: "Visualizzatore di contestazioni",
-    },
-    "table": {Lang.EN: "Table", Lang.RO: "Masa", Lang.IT: "Tavolo"},
-    "game": {Lang.EN: "Game", Lang.RO: "Jocul", Lang.IT: "Gioco"},
-    "status": {Lang.EN: "Status", Lang.RO: "Starea", Lang.IT: "Stato"},
-    "finished": {Lang.EN: "finished", Lang.RO: "terminată", Lang.IT: "terminata"},
-    "in_progress": {Lang.EN: "in progress", Lang.RO: "în desfășurare", Lang.IT: "in corso"},
-    "events": {Lang.EN: "Events", Lang.RO: "Evenimente", Lang.IT: "Eventi"},
-    "viewer": {Lang.EN: "Viewer", Lang.RO: "Vedere", Lang.IT: "Vista"},
-    "moderator": {
-        Lang.EN: "moderator: every card",
-        Lang.RO: "moderator: toate cărțile",
-        Lang.IT: "moderatore: tutte le carte",
-    },
-    "seat_view": {
-        Lang.EN: "seat {seat} ({player}): only what this seat saw",
-        Lang.RO: "locul {seat} ({player}): doar ce a văzut acest loc",
-        Lang.IT: "posto {seat} ({player}): solo ciò che ha visto questo posto",
-    },
-    "options": {Lang.EN: "Options", Lang.RO: "Opțiuni", Lang.IT: "Opzioni"},
-    "defaults": {Lang.EN: "defaults", Lang.RO: "implicite", Lang.IT: "predefinite"},
-    "times": {
-        Lang.EN: "Times are when the log recorded each event.",
-        Lang.RO: "Orele sunt cele la care jurnalul a înregistrat fiecare eveniment.",
-        Lang.IT: "Gli orari sono quelli in cui il registro ha annotato ogni evento.",
-    },
-    "players": {Lang.EN: "Players", Lang.RO: "Jucători", Lang.IT: "Giocatori"},
-    "seat": {Lang.EN: "Seat", Lang.RO: "Locul", Lang.IT: "Posto"},
-    "player": {Lang.EN: "Player", Lang.RO: "Jucătorul", Lang.IT: "Giocatore"},
-    "computer": {Lang.EN: "computer", Lang.RO: "calculator", Lang.IT: "computer"},
-    "contents": {Lang.EN: "Contents", Lang.RO: "Cuprins", Lang.IT: "Indice"},
-    "opening": {
-        Lang.EN: "Before the first deal",
-        Lang.RO: "Înainte de prima împărțire",
-        Lang.IT: "Prima della prima smazzata",
-    },
-    "Deal": {Lang.EN: "Deal", Lang.RO: "Împărțirea", Lang.IT: "Smazzata"},
-    "Round": {Lang.EN: "Round", Lang.RO: "Runda", Lang.IT: "Mano"},
-    "dealt_at": {Lang.EN: "dealt at", Lang.RO: "împărțită la", Lang.IT: "distribuita alle"},
-    "commitment": {Lang.EN: "Commitment", Lang.RO: "Angajament", Lang.IT: "Impegno"},
-    "hands": {
-        Lang.EN: "Hands at the start",
-        Lang.RO: "Mâinile la început",
-        Lang.IT: "Mani all'inizio",
-    },
-    "own_hand": {
-        Lang.EN: "Your first cards",
-        Lang.RO: "Primele tale cărți",
-        Lang.IT: "Le tue prime carte",
-    },
-    "hidden": {
-        Lang.EN: "{count} cards, not shown to this seat",
-        Lang.RO: "{count} cărți, nearătate acestui loc",
-        Lang.IT: "{count} carte, non mostrate a questo posto",
-    },
-    "cards": {Lang.EN: "Cards", Lang.RO: "Cărțile", Lang.IT: "Carte"},
-    "talon": {Lang.EN: "talon", Lang.RO: "talon", Lang.IT: "tallone"},
-    "reserve": {Lang.EN: "reserve", Lang.RO: "rezervă", Lang.IT: "riserva"},
-    "play": {Lang.EN: "Play", Lang.RO: "Desfășurarea", Lang.IT: "Svolgimento"},
-    "position": {Lang.EN: "#", Lang.RO: "#", Lang.IT: "#"},
-    "time": {Lang.EN: "Time", Lang.RO: "Ora", Lang.IT: "Ora"},
-    "event": {Lang.EN: "Event", Lang.RO: "Evenimentul", Lang.IT: "Evento"},
-    "made_by": {Lang.EN: "Made by", Lang.RO: "Făcută de", Lang.IT: "Fatta da"},
-    "end": {Lang.EN: "End of the game", Lang.RO: "Sfârșitul jocului", Lang.IT: "Fine del gioco"},
-    "scores": {Lang.EN: "Scores", Lang.RO: "Scoruri", Lang.IT: "Punteggi"},
-    "score": {Lang.EN: "Score", Lang.RO: "Scorul", Lang.IT: "Punteggio"},
-    "result": {Lang.EN: "Result", Lang.RO: "Rezultatul", Lang.IT: "Risultato"},
-    "standing": {
-        Lang.EN: "Standing so far (provisional: the game is in progress)",
-        Lang.RO: "Clasamentul de până acum (provizoriu: jocul este în desfășurare)",
-        Lang.IT: "Classifica finora (provvisoria: il gioco è in corso)",
-    },
-    "fairness": {
-        Lang.EN: "Fairness proof",
-        Lang.RO: "Dovada corectitudinii",
-        Lang.IT: "Prova di equità",
-    },
-    "fairness_intro": {
-        Lang.EN: "Each deal is dealt from a secret seed. Its SHA-256, the commitment, is"
+    "title": Texts(
+        en="Dispute viewer",
+        ro="Vizualizator de dispute",
+        it="Visualizzatore di contestazioni",
+    ),
+    "table": Texts(en="Table", ro="Masa", it="Tavolo"),
+    "game": Texts(en="Game", ro="Jocul", it="Gioco"),
+    "status": Texts(en="Status", ro="Starea", it="Stato"),
+    "finished": Texts(en="finished", ro="terminată", it="terminata"),
+    "in_progress": Texts(en="in progress", ro="în desfășurare", it="in corso"),
+    "events": Texts(en="Events", ro="Evenimente", it="Eventi"),
+    "viewer": Texts(en="Viewer", ro="Vedere", it="Vista"),
+    "moderator": Texts(
+        en="moderator: every card",
+        ro="moderator: toate cărțile",
+        it="moderatore: tutte le carte",
+    ),
+    "seat_view": Texts(
+        en="seat {seat} ({player}): only what this seat saw",
+        ro="locul {seat} ({player}): doar ce a văzut acest loc",
+        it="posto {seat} ({player}): solo ciò che ha visto questo posto",
+    ),
+    "options": Texts(en="Options", ro="Opțiuni", it="Opzioni"),
+    "defaults": Texts(en="defaults", ro="implicite", it="predefinite"),
+    "times": Texts(
+        en="Times are when the log recorded each event.",
+        ro="Orele sunt cele la care jurnalul a înregistrat fiecare eveniment.",
+        it="Gli orari sono quelli in cui il registro ha annotato ogni evento.",
+    ),
+    "players": Texts(en="Players", ro="Jucători", it="Giocatori"),
+    "seat": Texts(en="Seat", ro="Locul", it="Posto"),
+    "player": Texts(en="Player", ro="Jucătorul", it="Giocatore"),
+    "computer": Texts(en="computer", ro="calculator", it="computer"),
+    "contents": Texts(en="Contents", ro="Cuprins", it="Indice"),
+    "opening": Texts(
+        en="Before the first deal",
+        ro="Înainte de prima împărțire",
+        it="Prima della prima smazzata",
+    ),
+    "Deal": Texts(en="Deal", ro="Împărțirea", it="Smazzata"),
+    "Round": Texts(en="Round", ro="Runda", it="Mano"),
+    "dealt_at": Texts(en="dealt at", ro="împărțită la", it="distribuita alle"),
+    "commitment": Texts(en="Commitment", ro="Angajament", it="Impegno"),
+    "hands": Texts(
+        en="Hands at the start",
+        ro="Mâinile la început",
+        it="Mani all'inizio",
+    ),
+    "own_hand": Texts(
+        en="Your first cards",
+        ro="Primele tale cărți",
+        it="Le tue prime carte",
+    ),
+    "hidden": Texts(
+        en="{count} cards, not shown to this seat",
+        ro="{count} cărți, nearătate acestui loc",
+        it="{count} carte, non mostrate a questo posto",
+    ),
+    "cards": Texts(en="Cards", ro="Cărțile", it="Carte"),
+    "talon": Texts(en="talon", ro="talon", it="tallone"),
+    "reserve": Texts(en="reserve", ro="rezervă", it="riserva"),
+    "play": Texts(en="Play", ro="Desfășurarea", it="Svolgimento"),
+    "position": Texts(en="#", ro="#", it="#"),
+    "time": Texts(en="Time", ro="Ora", it="Ora"),
+    "event": Texts(en="Event", ro="Evenimentul", it="Evento"),
+    "made_by": Texts(en="Made by", ro="Făcută de", it="Fatta da"),
+    "end": Texts(en="End of the game", ro="Sfârșitul jocului", it="Fine del gioco"),
+    "scores": Texts(en="Scores", ro="Scoruri", it="Punteggi"),
+    "score": Texts(en="Score", ro="Scorul", it="Punteggio"),
+    "result": Texts(en="Result", ro="Rezultatul", it="Risultato"),
+    "standing": Texts(
+        en="Standing so far (provisional: the game is in progress)",
+        ro="Clasamentul de până acum (provizoriu: jocul este în desfășurare)",
+        it="Classifica finora (provvisoria: il gioco è in corso)",
+    ),
+    "fairness": Texts(
+        en="Fairness proof",
+        ro="Dovada corectitudinii",
+        it="Prova di equità",
+    ),
+    "fairness_intro": Texts(
+        en="Each deal is dealt from a secret seed. Its SHA-256, the commitment, is"
         " public from the deal on; the seed is revealed when the deal ends. Hashing the"
         " seed must give the commitment, and dealing from the seed must give the very"
         " hands that were dealt.",
-        Lang.RO: "Fiecare împărțire pornește de la o sămânță secretă. SHA-256 al ei,"
+        ro="Fiecare împărțire pornește de la o sămânță secretă. SHA-256 al ei,"
         " angajamentul, este public de la împărțire; sămânța este dezvăluită la sfârșitul"
         " împărțirii. Hash-ul sămânței trebuie să dea angajamentul, iar împărțirea din"
         " sămânță trebuie să dea exact mâinile împărțite.",
-        Lang.IT: "Ogni smazzata parte da un seme segreto. Il suo SHA-256, l'impegno, è"
+        it="Ogni smazzata parte da un seme segreto. Il suo SHA-256, l'impegno, è"
         " pubblico dalla smazzata in poi; il seme è rivelato alla fine della smazzata."
         " L'hash del seme deve dare l'impegno, e distribuire dal seme deve dare"
         " esattamente le mani distribuite.",
-    },
-    "seed": {Lang.EN: "Seed", Lang.RO: "Sămânța", Lang.IT: "Seme"},
-    "not_revealed": {
-        Lang.EN: "not revealed yet",
-        Lang.RO: "încă nedezvăluită",
-        Lang.IT: "non ancora rivelato",
-    },
-    "commitment_holds": {
-        Lang.EN: "SHA-256(seed) = commitment",
-        Lang.RO: "SHA-256(sămânță) = angajament",
-        Lang.IT: "SHA-256(seme) = impegno",
-    },
-    "rederived": {
-        Lang.EN: "Deal re-derived from the seed equals the one dealt",
-        Lang.RO: "Împărțirea recalculată din sămânță este cea împărțită",
-        Lang.IT: "La smazzata ricalcolata dal seme è quella distribuita",
-    },
-    "derived": {
-        Lang.EN: "Seed = HMAC of the committed server seed over the client seeds",
-        Lang.RO: "Sămânța = HMAC al seminței serverului angajate peste semințele clienților",
-        Lang.IT: "Seme = HMAC del seme del server impegnato sui semi dei client",
-    },
-    "yes": {Lang.EN: "yes", Lang.RO: "da", Lang.IT: "sì"},
-    "no": {Lang.EN: "no", Lang.RO: "nu", Lang.IT: "no"},
-    "unknown": {Lang.EN: "-", Lang.RO: "-", Lang.IT: "-"},
-    "verified": {
-        Lang.EN: "The whole log verified (kozyr verify)",
-        Lang.RO: "Jurnalul întreg verificat (kozyr verify)",
-        Lang.IT: "L'intero registro verificato (kozyr verify)",
-    },
-    "verify_ok": {
-        Lang.EN: "yes: every check holds",
-        Lang.RO: "da: toate verificările sunt în regulă",
-        Lang.IT: "sì: tutti i controlli sono superati",
-    },
-    "verify_failed": {
-        Lang.EN: "no: {check} fails at event #{position}",
-        Lang.RO: "nu: {check} eșuează la evenimentul #{position}",
-        Lang.IT: "no: {check} fallisce all'evento #{position}",
-    },
+    ),
+    "seed": Texts(en="Seed", ro="Sămânța", it="Seme"),
+    "not_revealed": Texts(
+        en="not revealed yet",
+        ro="încă nedezvăluită",
+        it="non ancora rivelato",
+    ),
+    "commitment_holds": Texts(
+        en="SHA-256(seed) = commitment",
+        ro="SHA-256(sămânță) = angajament",
+        it="SHA-256(seme) = impegno",
+    ),
+    "rederived": Texts(
+        en="Deal re-derived from the seed equals the one dealt",
+        ro="Împărțirea recalculată din sămânță este cea împărțită",
+        it="La smazzata ricalcolata dal seme è quella distribuita",
+    ),
+    "derived": Texts(
+        en="Seed = HMAC of the committed server seed over the client seeds",
+        ro="Sămânța = HMAC al seminței serverului angajate peste semințele clienților",
+        it="Seme = HMAC del seme del server impegnato sui semi dei client",
+    ),
+    "yes": Texts(en="yes", ro="da", it="sì"),
+    "no": Texts(en="no", ro="nu", it="no"),
+    "unknown": Texts(en="-", ro="-", it="-"),
+    "verified": Texts(
+        en="The whole log verified (kozyr verify)",
+        ro="Jurnalul întreg verificat (kozyr verify)",
+        it="L'intero registro verificato (kozyr verify)",
+    ),
+    "verify_ok": Texts(
+        en="yes: every check holds",
+        ro="da: toate verificările sunt în regulă",
+        it="sì: tutti i controlli sono superati",
+    ),
+    "verify_failed": Texts(
+        en="no: {check} fails at event #{position}",
+        ro="nu: {check} eșuează la evenimentul #{position}",
+        it="no: {check} fallisce all'evento #{position}",
+    ),
 }
 """Every label of the page, in every language (a test checks that none is missing)."""
 

@@ -20,7 +20,6 @@ from html import escape
 
 from kozyr.eventstore import RecordedEvent, VerifyReport
 from kozyr.games.plugin import cards_text
-from kozyr.games.translations import Lang
 from kozyr.tables.audit.games import GameProfile, profile_of
 from kozyr.tables.audit.labels import LABELS, label
 from kozyr.tables.audit.proofs import DealProof, as_seen, deal_proofs
@@ -38,6 +37,7 @@ from kozyr.tables.audit.text import (
 )
 from kozyr.tables.audit.verifying import verify
 from kozyr.tables.model import COMPUTER
+from kozyr.texts import Lang
 
 STYLE = """
 body { font: 15px/1.45 system-ui, sans-serif; margin: 1.5rem auto; max-width: 72rem;
