@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -148,7 +149,8 @@ def test_kozyr_commands_find_make_run_from_a_sub_folder(dev_stack: DevStack) -> 
     log = dev_stack.log.read_text()
     assert str(dev_stack.stack_file) in log, "the banner names it"
     banner = next(line for line in log.splitlines() if line.strip().startswith("PostgreSQL"))
-    ready = next(line for line in log.splitlines() if "table service ready" in line)
+    # the table's own line: "webtable service ready" ends in the same words
+    ready = next(line for line in log.splitlines() if re.search(r"\btable service ready", line))
     assert written["database_url"] in banner
     assert "waiting for table, matchmaking, bots, clock, webedge and webtable to serve" in log
     assert f"webedge     http://127.0.0.1:{dev_stack.web_port}" in log
