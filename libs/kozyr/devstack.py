@@ -50,13 +50,26 @@ DATABASE = "kozyr"
 MATCHMAKING_SUFFIX = "_matchmaking"
 """Matchmaking's database is the table's name with this suffix, on the same server."""
 RESTART_BACKOFF_SECONDS = (1, 2, 5, 10, 30)
+KEYS = frozenset({"KOZYR_JWT_KEY", "KOZYR_JWT_PREVIOUS_KEYS", "KOZYR_NATS_URL"})
+"""What a keyless process (`ServiceProcess.keyless`) is not given."""
 STILL_WAITING_SECONDS = 15.0
 """How often the wait for the services to serve says which ones it still waits for."""
 
 
+def grpc_serving(port: int) -> bool:
+    """A gRPC service is ready once its health check answers SERVING."""
+    return health.serving(f"127.0.0.1:{port}")
+
+
+def http_serving(port: int) -> bool:
+    """The web edge is ready once its `/healthz` answers 200."""
+    return health.web_serving(f"127.0.0.1:{port}")
+
+
 @dataclass
 class ServiceProcess:
-    """One supervised service: `python -m <module>` on its own gRPC port."""
+    """One supervised service: `python -m <module>` on its own port — gRPC, or HTTP for
+    the web edge (`scheme`, `port_variable`, `serving`)."""
 
     name: str
     module: str
@@ -65,6 +78,15 @@ class ServiceProcess:
     restarts: int = 0
     next_start: float = 0.0
     extra_env: dict[str, str] = field(default_factory=dict)
+    scheme: str = "grpc"
+    port_variable: str = "KOZYR_GRPC_PORT"
+    serving: Callable[[int], bool] = grpc_serving
+    keyless: bool = False
+    """No NATS user, no NATS URL, no JWT key: the web edge, which only forwards calls
+    (the services check the tokens), gets none of them."""
+    signs_tokens: bool = False
+    """Keyless but for the signing key (KOZYR_JWT_KEY): the web table's page server,
+    which mints development tokens for the names people log in with."""
 
     @property
     def available(self) -> bool:
@@ -82,6 +104,37 @@ SERVICES = (
     ),
     ServiceProcess("bots", "kozyr.bots", int(os.environ.get("KOZYR_BOTS_PORT", "50053"))),
     ServiceProcess("clock", "kozyr.clock", int(os.environ.get("KOZYR_CLOCK_PORT", "50054"))),
+    ServiceProcess(
+        "webedge",
+        "kozyr.webedge",
+        int(os.environ.get("KOZYR_WEBEDGE_PORT", "8080")),
+        scheme="http",
+        port_variable="KOZYR_WEBEDGE_PORT",
+        serving=http_serving,
+        keyless=True,
+        extra_env={
+            # pages a developer serves on this machine, on any port (docs/api.md)
+            "KOZYR_WEBEDGE_ALLOWED_ORIGINS": os.environ.get(
+                "KOZYR_WEBEDGE_ALLOWED_ORIGINS", "http://127.0.0.1:*,http://localhost:*"
+            )
+        },
+    ),
+    ServiceProcess(
+        "webtable",
+        "kozyr.webtable",
+        int(os.environ.get("KOZYR_WEBTABLE_PORT", "8090")),
+        scheme="http",
+        port_variable="KOZYR_WEBTABLE_PORT",
+        serving=http_serving,
+        keyless=True,
+        signs_tokens=True,
+        extra_env={
+            # the page calls the edge on its own host (clients/web/README.md) and lets
+            # anyone log in with a name: a developer's machine only
+            "KOZYR_WEBTABLE_EDGE_PORT": os.environ.get("KOZYR_WEBEDGE_PORT", "8080"),
+            "KOZYR_WEBTABLE_DEV_LOGIN": "true",
+        },
+    ),
 )
 
 
@@ -100,7 +153,8 @@ def write_nats_config(
     data_dir: Path, services: list[ServiceProcess]
 ) -> tuple[Path, dict[str, str]]:
     """The embedded NATS's configuration: one user per service, and the admin."""
-    passwords = nats_passwords(data_dir, [*(s.name for s in services), ADMIN_USER])
+    users = [s.name for s in services if not s.keyless]
+    passwords = nats_passwords(data_dir, [*users, ADMIN_USER])
     root = os.environ.get("KOZYR_SUBJECT_ROOT", "kozyr")
     path = data_dir / NATS_CONFIG_FILE
     path.write_text(server_config(passwords, root, anonymous_admin=True))
@@ -202,10 +256,12 @@ class Supervisor:
         self._next_note = 0.0
 
     def _spawn(self, svc: ServiceProcess) -> None:
+        withheld = KEYS - {"KOZYR_JWT_KEY"} if svc.signs_tokens else KEYS
+        given = {k: v for k, v in self.env.items() if not (svc.keyless and k in withheld)}
         env = {
-            **self.env,
+            **given,
             **svc.extra_env,
-            "KOZYR_GRPC_PORT": str(svc.port),
+            svc.port_variable: str(svc.port),
             "KOZYR_SERVICE_NAME": svc.name,
         }
         svc.proc = subprocess.Popen(
@@ -221,7 +277,11 @@ class Supervisor:
         self._started = time.monotonic()
         self._next_note = self._started + STILL_WAITING_SECONDS
         if self.pending:
-            print(f"waiting for {names(self.pending)} to serve (gRPC health SERVING)…", flush=True)
+            print(
+                f"waiting for {names(self.pending)} to serve"
+                " (gRPC health SERVING; the web edge: its /healthz)…",
+                flush=True,
+            )
         else:
             on_ready()
         while not self.stopping.wait(0.5):
@@ -233,7 +293,7 @@ class Supervisor:
     def _await_serving(self, on_ready: Callable[[], None]) -> None:
         """Ask each service not yet serving; `on_ready` once none is left, meanwhile a
         line every STILL_WAITING_SECONDS naming those still awaited."""
-        self.pending = [s for s in self.pending if not health.serving(f"127.0.0.1:{s.port}")]
+        self.pending = [s for s in self.pending if not s.serving(s.port)]
         now = time.monotonic()
         if not self.pending:
             on_ready()
@@ -322,10 +382,13 @@ def banner(
         f"              {_shown(databases.matchmaking)}   (matchmaking's own)",
         *nats_lines(infra.nats_url, infra.sources["nats"], bool(infra.nats), data_dir),
     ]
-    lines += [f"  {s.name:<11} grpc://127.0.0.1:{s.port}" for s in services]
+    lines += [f"  {s.name:<11} {s.scheme}://127.0.0.1:{s.port}" for s in services]
     if not services:
         lines.append("  (no service is built yet: only the infrastructure runs)")
     lines.append(f"  data        {data_dir}   (KOZYR_DATA_DIR; kept between runs)")
+    page = next((s for s in services if s.name == "webtable"), None)
+    if page is not None:
+        lines += ["", f"Play in a browser: http://127.0.0.1:{page.port}/ (log in with any name)"]
     lines += ["", "Demo tokens (valid 24 h; `kozyr token --help` mints more):"]
     for subject, role in (("alice", Role.PLAYER), ("admin", Role.ADMIN), ("dev", Role.SERVICE)):
         token = mint_token(subject, role, key=jwt_key, ttl=timedelta(hours=24))
@@ -346,7 +409,7 @@ def main() -> int:
             if svc.name in owned:
                 svc.extra_env["KOZYR_DATABASE_URL"] = owned[svc.name]
         if infra.nats is not None:  # our embedded server: each service as its own user
-            for svc in services:
+            for svc in (s for s in services if not s.keyless):
                 svc.extra_env["KOZYR_NATS_URL"] = nats_url_for(
                     infra.nats_url, svc.name, passwords[svc.name]
                 )

@@ -9,6 +9,8 @@ services unhealthy). cryptography is loaded only when the service speaks TLS. `k
 health` is the same probe behind the command line; `make run` waits on it
 (`kozyr.devstack`).
 
+`--http` asks the web edge (kozyr.webedge, an HTTP server) at its `/healthz` instead.
+
 Without `--target` it asks 127.0.0.1 on KOZYR_GRPC_PORT, the port the service in the
 same container listens on, which makes one command right for every service; outside a
 container, in a checkout running `make run`, that stack's table service
@@ -30,6 +32,8 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from kozyr import stackfile
 
 DEFAULT_PORT = "50051"
+DEFAULT_WEB_PORT = "8080"
+"""The web edge's HTTP port when KOZYR_WEBEDGE_PORT is unset (`--http`)."""
 DEFAULT_TIMEOUT = 3.0
 SERVING = "SERVING"
 FAILED = 1
@@ -138,6 +142,36 @@ def serving(target: str, timeout: float = 1.0) -> bool:
         return False
 
 
+def web_check(
+    target: str | None = None, timeout: float = DEFAULT_TIMEOUT, env: Mapping[str, str] = os.environ
+) -> str:
+    """The web edge's probe (`--http`): SERVING when its `/healthz` answers 200, else
+    ProbeError. The edge speaks HTTP, not gRPC; it listens on KOZYR_WEBEDGE_PORT.
+    urllib is imported here: the gRPC services' probe never loads it."""
+    import urllib.error
+    import urllib.request
+
+    where = target or f"127.0.0.1:{env.get('KOZYR_WEBEDGE_PORT') or DEFAULT_WEB_PORT}"
+    try:
+        with urllib.request.urlopen(f"http://{where}/healthz", timeout=timeout) as answer:
+            code = answer.status
+    except urllib.error.HTTPError as error:
+        code = error.code
+    except OSError as error:
+        raise ProbeError(f"{where}: the web edge did not answer ({error})") from None
+    if code != 200:
+        raise ProbeError(f"{where}: the web edge answered HTTP {code}")
+    return SERVING
+
+
+def web_serving(target: str, timeout: float = 1.0) -> bool:
+    """Whether the web edge at `target` serves (a quick question)."""
+    try:
+        return web_check(target, timeout) == SERVING
+    except ProbeError:
+        return False
+
+
 def _seconds(text: str) -> float:
     """--timeout: at least 0.1 s (a zero deadline would fail every probe)."""
     value = float(text)
@@ -158,6 +192,12 @@ def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
         "--service", default="", help="the gRPC service to ask about (default: all)"
     )
     parser.add_argument(
+        "--http",
+        action="store_true",
+        help="ask the web edge's /healthz over HTTP (default target: "
+        f"127.0.0.1:$KOZYR_WEBEDGE_PORT, else {DEFAULT_WEB_PORT})",
+    )
+    parser.add_argument(
         "--timeout", type=_seconds, default=DEFAULT_TIMEOUT, help="seconds to wait for the answer"
     )
     return parser.parse_args(argv)
@@ -167,7 +207,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     """The probe as a process: SERVING on stdout and 0, else one line on stderr and 1 (2)."""
     args = _arguments(argv)
     try:
-        print(check(args.target or default_target(), args.service, args.timeout))
+        if args.http:
+            print(web_check(args.target, args.timeout))
+        else:
+            print(check(args.target or default_target(), args.service, args.timeout))
     except ProbeError as err:
         print(f"kozyr: {err.message}", file=sys.stderr)
         return err.code

@@ -29,6 +29,7 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from nats.js.errors import NotFoundError
 
+from kozyr import health
 from kozyr.bus.streams import EVERY_CATEGORY, jetstream_name
 from kozyr.eventstore import migrate
 from kozyr.infra import Infrastructure, free_port
@@ -158,6 +159,20 @@ class TableServiceProcess:
         return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
 
 
+class WebEdgeProcess(TableServiceProcess):
+    """`python -m kozyr.webedge` (environment: `web_edge_env`): started once its
+    `/healthz` answers 200 (it speaks HTTP, not gRPC); `target` is its host:port, its
+    gRPC-Web base URL `http://<target>`."""
+
+    module = "kozyr.webedge"
+
+    async def _wait_serving(self) -> None:
+        async with asyncio.timeout(START_TIMEOUT):
+            while not await asyncio.to_thread(health.web_serving, self.target):
+                assert self.running, f"the web edge exited while starting:\n{self.log_tail()}"
+                await asyncio.sleep(0.05)
+
+
 @dataclass
 class Deployment:
     """One table service process and the database and subject root it owns."""
@@ -186,6 +201,22 @@ def service_env(database_url: str, nats_url: str, subject_root: str, port: int) 
         KOZYR_SHUTDOWN_GRACE_SECONDS="2",
         PYTHONUNBUFFERED="1",
         PYTHONFAULTHANDLER="1",
+    )
+    return env
+
+
+def web_edge_env(port: int, targets: dict[str, str], origins: str = "") -> dict[str, str]:
+    """A web edge's process environment (`WebEdgeProcess`): its HTTP port on 127.0.0.1,
+    the backends by name (`{"table": "127.0.0.1:…", "bots": …}`), the allowed origins."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("KOZYR_")}
+    env.update({f"KOZYR_{name.upper()}_TARGET": target for name, target in targets.items()})
+    env.update(
+        KOZYR_WEBEDGE_HOST="127.0.0.1",
+        KOZYR_WEBEDGE_PORT=str(port),
+        KOZYR_WEBEDGE_ALLOWED_ORIGINS=origins,
+        KOZYR_LOG_LEVEL=os.environ.get("E2E_DEBUG_LOG_LEVEL", "WARNING"),
+        KOZYR_SHUTDOWN_GRACE_SECONDS="2",
+        PYTHONUNBUFFERED="1",
     )
     return env
 

@@ -30,14 +30,17 @@ from pathlib import Path
 from typing import Any, cast
 from urllib.parse import urlsplit
 
+import aiohttp
 import pytest
 
 from kozyr.api.common.v1 import games_pb2
+from kozyr.api.table.v1 import table_service_pb2
 from kozyr.client import TableClient
 from kozyr.infra import EmbeddedNats, Infrastructure, free_port
 from kozyr.runtime.auth import Role, mint_token
-from tests.e2e.conftest import TableServiceProcess
+from tests.e2e.conftest import TableServiceProcess, WebEdgeProcess
 from tests.e2e.moderation import kozyr_cli
+from tests.support import grpc_web
 from tests.support.databases import fresh_database
 from tools.check_deploy import compose_config
 
@@ -84,9 +87,10 @@ class HostMap:
     """database name on compose's `postgres` → the URL of a database of ours."""
     nats_url: str
     ports: dict[str, int] = field(default_factory=dict)
-    """service name → the local port standing in for its KOZYR_GRPC_PORT."""
+    """service name → the local port standing in for its KOZYR_GRPC_PORT (the web
+    edge's: KOZYR_WEBEDGE_PORT)."""
     grpc_ports: dict[str, str] = field(default_factory=dict)
-    """service name → its KOZYR_GRPC_PORT in the compose file."""
+    """service name → its KOZYR_GRPC_PORT (KOZYR_WEBEDGE_PORT) in the compose file."""
 
     def value(self, name: str, value: str) -> str:
         if name == "KOZYR_DATABASE_URL":
@@ -104,7 +108,9 @@ class HostMap:
     def env(self, service: str, environment: dict[str, str]) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items() if not k.startswith("KOZYR_")}
         env.update({name: self.value(name, value) for name, value in environment.items()})
-        if service in self.ports:
+        if service in self.ports and "KOZYR_WEBEDGE_PORT" in environment:
+            env.update(KOZYR_WEBEDGE_PORT=str(self.ports[service]), KOZYR_WEBEDGE_HOST="127.0.0.1")
+        elif service in self.ports:
             env.update(KOZYR_GRPC_PORT=str(self.ports[service]), KOZYR_GRPC_HOST="127.0.0.1")
         env.update(PYTHONUNBUFFERED="1", PYTHONFAULTHANDLER="1")
         return env
@@ -120,6 +126,8 @@ def local_command(command: list[str]) -> list[str]:
 def process_class(module: str) -> type[TableServiceProcess]:
     """A service process running `module`, healthy when the whole server serves (what
     `kozyr health` asks, without a service name)."""
+    if module == WebEdgeProcess.module:
+        return WebEdgeProcess
     attributes = {"module": module, "health_service": ""}
     return cast(
         type[TableServiceProcess], type(f"Compose[{module}]", (TableServiceProcess,), attributes)
@@ -208,7 +216,8 @@ async def stack(
         if services[name]["command"][0] != "python" or _available(services[name]["command"][2])
     ]
     for name in order:
-        port = services[name].get("environment", {}).get("KOZYR_GRPC_PORT")
+        environment = services[name].get("environment", {})
+        port = environment.get("KOZYR_GRPC_PORT") or environment.get("KOZYR_WEBEDGE_PORT")
         if port is not None:
             hosts.ports[name], hosts.grpc_ports[name] = free_port(), port
     stack = ComposeStack(services, hosts)
@@ -236,7 +245,7 @@ async def test_the_compose_services_play_an_all_computer_table_to_the_end(
 ) -> None:
     services = stack.services
     assert {"table", "matchmaking", "bots", "clock"} <= set(services)
-    assert {"table", "bots", "clock"} <= set(stack.processes)
+    assert {"table", "bots", "clock", "webedge"} <= set(stack.processes)
     # Each service that appends events on a database of its own, migrated by its own job
     # (matchmaking, healthy, has read its lobby from the one `migrate-matchmaking` made).
     database = {name: services[name]["environment"].get("KOZYR_DATABASE_URL") for name in services}
@@ -258,6 +267,7 @@ async def test_the_compose_services_play_an_all_computer_table_to_the_end(
     async with TableClient(stack.target("table"), service_token) as client:
         created = await client.create_table(games_pb2.GAME_THREE_FIVE_EIGHT, [None, None, None])
     table_id = created.table_id
+    await a_browser_reads_the_table(stack, table_id, mint_token("web", Role.PLAYER, key=key))
     async with TableClient(
         stack.target("table"), mint_token("watcher", Role.PLAYER, key=key)
     ) as watcher:
@@ -273,6 +283,21 @@ async def test_the_compose_services_play_an_all_computer_table_to_the_end(
     assert report["over"] is True
     assert all(process.running for process in stack.processes.values())
     stops_cleanly_on_sigterm(stack)
+
+
+async def a_browser_reads_the_table(stack: ComposeStack, table_id: str, token: str) -> None:
+    """A gRPC-Web call through compose's web edge reaches compose's table service."""
+    url = f"http://{stack.target('webedge')}"
+    async with aiohttp.ClientSession() as session:
+        answer = await grpc_web.call(
+            session,
+            url,
+            "kozyr.table.v1.TableService/GetTable",
+            table_service_pb2.GetTableRequest(table_id=table_id),
+            grpc_web.headers(token),
+        )
+    assert answer.code == 0, answer.message
+    assert answer.parsed(table_service_pb2.GetTableResponse).view.table_id == table_id
 
 
 NEVER_RETRIEVED = "exception was never retrieved"

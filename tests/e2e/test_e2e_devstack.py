@@ -10,10 +10,12 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
 import time
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -47,7 +49,10 @@ class DevStack:
         self.log = checkout / "make-run.log"
         env = _without_kozyr_variables()
         self.ports = {name: free_port() for name in ("table", "matchmaking", "bots", "clock")}
-        for name, port in self.ports.items():  # not the usual 5005x
+        self.web_port = free_port()
+        self.page_port = free_port()
+        http = {"webedge": self.web_port, "webtable": self.page_port}
+        for name, port in {**self.ports, **http}.items():  # not the usual
             env[f"KOZYR_{name.upper()}_PORT"] = str(port)
         # Embedded servers, as on a machine without Docker: where an engine answers (CI
         # starts one), `make run` would take testcontainers' instead (kozyr.infra).
@@ -144,9 +149,18 @@ def test_kozyr_commands_find_make_run_from_a_sub_folder(dev_stack: DevStack) -> 
     log = dev_stack.log.read_text()
     assert str(dev_stack.stack_file) in log, "the banner names it"
     banner = next(line for line in log.splitlines() if line.strip().startswith("PostgreSQL"))
-    ready = next(line for line in log.splitlines() if "table service ready" in line)
+    # the table's own line: "webtable service ready" ends in the same words
+    ready = next(line for line in log.splitlines() if re.search(r"\btable service ready", line))
     assert written["database_url"] in banner
-    assert "waiting for table, matchmaking, bots and clock to serve" in log
+    assert "waiting for table, matchmaking, bots, clock, webedge and webtable to serve" in log
+    assert f"webedge     http://127.0.0.1:{dev_stack.web_port}" in log
+    assert written["targets"]["webedge"] == f"127.0.0.1:{dev_stack.web_port}"
+    with urllib.request.urlopen(f"http://127.0.0.1:{dev_stack.web_port}/healthz") as edge:
+        assert edge.status == 200, "the web edge serves once the banner is out"
+    assert f"Play in a browser: http://127.0.0.1:{dev_stack.page_port}/" in log
+    page_config = f"http://127.0.0.1:{dev_stack.page_port}/config.json"
+    with urllib.request.urlopen(page_config) as page:
+        assert json.loads(page.read()) == {"edgePort": dev_stack.web_port, "devLogin": True}
     data = next(line for line in log.splitlines() if line.strip().startswith("data "))
     assert str(dev_stack.checkout / ".kozyr") in data, "the banner names the data folder"
     assert written["database_url"] in ready, "the banner and the log name one database"
@@ -161,6 +175,26 @@ def test_kozyr_commands_find_make_run_from_a_sub_folder(dev_stack: DevStack) -> 
     assert len(keeping_nothing) == 2, "the bots and clock processes"
     for child in keeping_nothing:
         assert "KOZYR_DATABASE_URL" not in child.environ(), child.cmdline()
+    (edge,) = [
+        child
+        for child in psutil.Process(dev_stack.process.pid).children(recursive=True)
+        if child.cmdline()[-2:] == ["-m", "kozyr.webedge"]
+    ]
+    assert not {"KOZYR_JWT_KEY", "KOZYR_NATS_URL", "KOZYR_DATABASE_URL"} & set(edge.environ())
+    (page_server,) = [
+        child
+        for child in psutil.Process(dev_stack.process.pid).children(recursive=True)
+        if child.cmdline()[-2:] == ["-m", "kozyr.webtable"]
+    ]
+    page_env = page_server.environ()
+    assert not {"KOZYR_NATS_URL", "KOZYR_DATABASE_URL"} & set(page_env), "it mints tokens only"
+    assert page_env["KOZYR_JWT_KEY"] == written["jwt_key"]
+    login = urllib.request.Request(
+        f"http://127.0.0.1:{dev_stack.page_port}/dev/token", data=b'{"player": "ana"}'
+    )
+    with urllib.request.urlopen(login) as answer:
+        page_token = json.loads(answer.read())["token"]
+    assert verify_token(page_token, key=written["jwt_key"]).subject == "ana"
 
     minted = dev_stack.kozyr("token", "matchmaker", "--role", "service", cwd=sub)
     assert minted.returncode == 0, minted.stderr

@@ -20,9 +20,16 @@ VOID = frozenset({"meta", "link", "br", "hr", "img", "input", "wbr", "source", "
 
 def chromium(profile: Path, *args: str) -> subprocess.CompletedProcess[str]:
     """Run Chromium headless with its own profile folder and nothing to fetch."""
+    command = chromium_command(profile, *args)
+    return subprocess.run(command, capture_output=True, text=True, timeout=TIMEOUT, check=False)
+
+
+def chromium_command(profile: Path, *args: str) -> list[str]:
+    """Headless Chromium's command line, with its own profile folder and nothing of its
+    own to fetch (the web edge's browser test runs it with a DevTools port)."""
     if not CHROMIUM.exists():
         pytest.fail(f"{CHROMIUM} is missing: `make install` installs Debian's chromium")
-    command = [
+    return [
         str(CHROMIUM),
         "--headless",
         "--no-sandbox",  # the tests run as root on CI
@@ -34,7 +41,6 @@ def chromium(profile: Path, *args: str) -> subprocess.CompletedProcess[str]:
         f"--user-data-dir={profile}",
         *args,
     ]
-    return subprocess.run(command, capture_output=True, text=True, timeout=TIMEOUT, check=False)
 
 
 def dump_dom(page: Path, profile: Path) -> str:

@@ -186,3 +186,30 @@ async def test_the_probe_loads_tls_only_when_the_service_speaks_it(tmp_path: Pat
         )
     assert (run.returncode, run.stdout.strip()) == (0, "SERVING"), run.stderr
     assert run.loaded(NOT_IN_THE_PROBE) == []
+
+
+async def test_the_web_edge_is_asked_over_http() -> None:
+    """`--http`: the web edge's /healthz (it serves no gRPC health), on the container's
+    KOZYR_WEBEDGE_PORT without a target; 1 once it has stopped."""
+    from kozyr.webedge.service import WebEdge
+    from kozyr.webedge.settings import WebEdgeSettings
+
+    edge = WebEdge(
+        WebEdgeSettings.load(
+            table_target=f"127.0.0.1:{free_port()}", webedge_host="127.0.0.1", webedge_port=0
+        )
+    )
+    port = await edge.start()
+    try:
+        probe = ["-m", "kozyr.health", "--http"]
+        code, out = await kozyr_health(probe, webedge_port=str(port))
+        assert (code, out.strip()) == (0, "SERVING")
+        code, out = await kozyr_health([*probe, "--target", f"127.0.0.1:{port}"])
+        assert (code, out.strip()) == (0, "SERVING")
+        code, out = await kozyr_health(["-m", "kozyr.health", "--target", f"127.0.0.1:{port}"])
+        assert code == 1, "without --http the probe asks gRPC, which the edge does not speak"
+    finally:
+        await edge.stop()
+    code, out = await kozyr_health(probe, "--timeout", "1", webedge_port=str(port))
+    assert code == 1
+    assert "the web edge did not answer" in out

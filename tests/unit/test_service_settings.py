@@ -18,6 +18,8 @@ from kozyr.clock.settings import ClockSettings
 from kozyr.matchmaking.settings import MatchmakingSettings
 from kozyr.runtime.settings import Settings, SettingsError, env_name
 from kozyr.table.settings import TableSettings
+from kozyr.webedge.settings import WebEdgeSettings
+from kozyr.webtable.settings import WebTableSettings
 
 ROOT = Path(__file__).resolve().parents[2]
 SERVICES: tuple[type[Settings], ...] = (
@@ -25,6 +27,8 @@ SERVICES: tuple[type[Settings], ...] = (
     ClockSettings,
     BotsSettings,
     MatchmakingSettings,
+    WebEdgeSettings,
+    WebTableSettings,
 )
 
 
@@ -49,13 +53,21 @@ def test_each_service_reads_its_own_and_the_shared_variables(
     monkeypatch.setenv("KOZYR_LIVEKIT_URL", "wss://voice")
     monkeypatch.setenv("KOZYR_BOTS_LEVEL", "hard")
     monkeypatch.setenv("KOZYR_MATCHMAKING_FILL_AFTER_SECONDS", "12")
+    monkeypatch.setenv("KOZYR_WEBEDGE_ALLOWED_ORIGINS", "https://play.example.com")
+    monkeypatch.setenv("KOZYR_WEBTABLE_EDGE_PORT", "8443")
     table, clock = TableSettings.load(), ClockSettings.load()
     bots, matchmaking = BotsSettings.load(), MatchmakingSettings.load()
+    edge, page = WebEdgeSettings.load(), WebTableSettings.load()
     assert (table.watch_poll_seconds, table.table_workers) == (0.5, 4)
     assert (clock.clock_cover_after_seconds, clock.livekit_url) == (7, "wss://voice")
     assert bots.bots_level == "hard"
     assert matchmaking.rules.fill_after == 12
-    assert {s.subject_root for s in (table, clock, bots, matchmaking)} == {"shared.root"}
+    assert (edge.webedge_allowed_origins, page.webtable_edge_port) == (
+        "https://play.example.com",
+        8443,
+    )
+    everyone = (table, clock, bots, matchmaking, edge, page)
+    assert {s.subject_root for s in everyone} == {"shared.root"}
 
 
 def test_no_knob_is_in_two_classes_and_the_shared_one_holds_none() -> None:
@@ -69,6 +81,8 @@ def test_a_knob_of_another_service_is_refused_not_ignored() -> None:
         TableSettings.load(bots_think_seconds=0)
     with pytest.raises(ValueError, match="unknown settings fields of Settings"):
         Settings.load(table_workers=2)
+    with pytest.raises(ValueError, match="unknown settings fields of WebTableSettings"):
+        WebTableSettings.load(webedge_port=8080)
 
 
 def test_a_bad_service_variable_is_named(monkeypatch: pytest.MonkeyPatch) -> None:

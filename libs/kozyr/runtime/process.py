@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import signal
 import sys
 from collections.abc import Callable, Mapping
 from typing import Protocol, TypeVar
@@ -66,3 +67,17 @@ async def _run(name: str, load: Callable[[], S], build: Callable[[S], Service]) 
     get_logger(f"kozyr.{name}").info(f"{name} service ready", port=port)
     await service.run_until_signal()
     gc.freeze()
+
+
+async def wait_for_signal() -> None:
+    """Return once SIGTERM or SIGINT arrives: the `run_until_signal` of a service that
+    is not a gRPC server (the web edge, the page server), which then stops itself."""
+    loop = asyncio.get_running_loop()
+    received = asyncio.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, received.set)
+    try:
+        await received.wait()
+    finally:
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.remove_signal_handler(sig)

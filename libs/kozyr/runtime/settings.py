@@ -125,6 +125,7 @@ class Settings(BaseSettings):
     table_target: str | None = Field(None, description="host:port of the table service.")
     matchmaking_target: str | None = Field(None, description="host:port of matchmaking.")
     clock_target: str | None = Field(None, description="host:port of the clock service.")
+    bots_target: str | None = Field(None, description="host:port of the bots service.")
 
     jwt_algorithm: JwtAlgorithm = "HS256"
     jwt_key: SecretStr | None = Field(
@@ -237,7 +238,7 @@ class Settings(BaseSettings):
             )
         return self
 
-    @field_validator("table_target", "matchmaking_target", "clock_target")
+    @field_validator("table_target", "matchmaking_target", "clock_target", "bots_target")
     @classmethod
     def _check_target(cls, value: str | None) -> str | None:
         if value is not None:

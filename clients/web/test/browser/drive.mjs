@@ -1,0 +1,303 @@
+// The web table driven in Debian's Chromium by playwright-core, as a person would: log
+// in, open a table, click. One scenario per run; pytest (tests/e2e/web/) starts the real
+// stack — table, matchmaking, bots, the gRPC-Web edge and the page server — runs
+//   node drive.mjs SCENARIO ARGS.json OUT.json
+// and judges OUT.json: what the page showed, and every message it received
+// (`?record=1`) for the leak checker. Screenshots go to ARGS.shots. Exit 1: a step
+// failed (its message and a screenshot of the failure are in OUT.json and stderr).
+import { chromium } from "playwright-core";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+
+const [scenario, argsPath, outPath] = process.argv.slice(2);
+const args = JSON.parse(readFileSync(argsPath, "utf8"));
+const out = { scenario, shots: [], received: [], steps: [] };
+const STEP_MS = args.stepMs ?? 30_000;
+
+function note(text) {
+  out.steps.push(`${((Date.now() - started) / 1000).toFixed(1)}s ${text}`);
+}
+const started = Date.now();
+
+async function shot(page, name) {
+  const path = `${args.shots}/${String(out.shots.length + 1).padStart(2, "0")}-${name}.png`;
+  await page.screenshot({ path, fullPage: true });
+  out.shots.push(path);
+}
+
+async function received(page) {
+  out.received.push(...(await page.evaluate(() => window.kozyrReceived ?? [])));
+}
+
+async function table(page) {
+  return page.evaluate(() => ({ ...document.getElementById("table").dataset }));
+}
+
+async function status(page) {
+  return page.evaluate(() => {
+    const s = document.getElementById("status");
+    return { text: s.textContent, kind: s.dataset.kind ?? "", reason: s.dataset.reason ?? "" };
+  });
+}
+
+async function logIn(page, player, lang) {
+  await page.goto(`${args.pageUrl}?record=1`);
+  await page.waitForSelector("body[data-ready=true]");
+  await page.getByLabel(/name|nume|nome/i).fill(player);
+  await page.selectOption("#language", lang);
+  await page.click("#login-button");
+  await page.waitForSelector("body[data-screen=lobby]");
+  note(`logged in as ${player} (${lang})`);
+}
+
+async function openPrivate(page, game) {
+  await page.check(`input[name="game"][value="${game}"]`);
+  await page.selectOption("#level", "1");
+  await page.click("#private");
+  await page.waitForSelector("#table[data-version]", { timeout: STEP_MS });
+  const shown = await table(page);
+  out.tableId = shown.tableId;
+  note(`table ${shown.tableId} at v${shown.version}`);
+}
+
+async function openById(page, tableId) {
+  await page.getByLabel("Open a table by its id").fill(tableId);
+  await page.keyboard.press("Enter");
+  await page.waitForSelector("#table[data-version]", { timeout: STEP_MS });
+  out.tableId = (await table(page)).tableId;
+  note(`table ${tableId} opened by its id at v${(await table(page)).version}`);
+}
+
+/** Wait until it is this seat's turn or the game is over; false when over. */
+async function awaitTurn(page) {
+  await page.waitForSelector('#table[data-my-turn="true"], #table[data-finished="true"]', { timeout: STEP_MS });
+  return (await table(page)).finished !== "true";
+}
+
+/** One move by clicking: a playable card where a card is the move, else the first
+ * listed move (a contract, the default discard, a Khözör lead …). */
+async function clickMove(page) {
+  const before = await table(page);
+  const card = page.locator("#hand .card.playable:not([aria-pressed])").first();
+  let what;
+  if (await card.count()) {
+    what = `card ${await card.getAttribute("data-card")}`;
+    await card.click();
+  } else {
+    const move = page.locator("#moves button").first();
+    what = `move ${await move.textContent()}`;
+    await move.click();
+  }
+  await page.waitForFunction(
+    (turn) => {
+      const t = document.getElementById("table").dataset;
+      const s = document.getElementById("status").dataset;
+      return t.turnNumber !== turn || t.finished === "true" || s.kind === "error";
+    },
+    before.turnNumber,
+    { timeout: STEP_MS },
+  );
+  const said = await status(page);
+  if (said.kind === "error") throw new Error(`the table refused ${what}: ${said.text}`);
+  return what;
+}
+
+/** Ask pytest (which waits for `name` in the shots folder's parent) to act, and wait
+ * for its answer file. */
+async function handshake(name, answer) {
+  writeFileSync(`${args.shots}/../${name}`, "");
+  const path = `${args.shots}/../${answer}`;
+  const deadline = Date.now() + STEP_MS;
+  while (!existsSync(path)) {
+    if (Date.now() > deadline) throw new Error(`pytest did not answer ${name} with ${answer}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** The edge goes away under the page (pytest kills it) on the seat's turn: the page
+ * says it reconnects; a card clicked meanwhile is kept; once the edge is back (pytest
+ * starts it again) the page connects again and the move is applied. */
+async function dropAndReconnect(page) {
+  if (!(await awaitTurn(page))) return;
+  const before = await table(page);
+  await handshake("drop-now", "dropped");
+  await page.waitForSelector('#table[data-connected="false"]', { timeout: STEP_MS });
+  out.dropStatus = await status(page);
+  const card = page.locator("#hand .card.playable").first();
+  out.pendingCard = await card.getAttribute("data-card");
+  await card.click();
+  await page.waitForSelector('#table[data-pending="true"]', { timeout: STEP_MS });
+  out.lostStatus = await status(page);
+  await shot(page, "dropped");
+  await handshake("back-now", "back");
+  await page.waitForFunction(
+    (turn) => document.getElementById("table").dataset.turnNumber !== turn,
+    before.turnNumber,
+    { timeout: STEP_MS },
+  );
+  out.reconnected = await table(page);
+  out.reconnectStatus = await status(page);
+  note(`reconnected at v${out.reconnected.version}, the pending ${out.pendingCard} applied`);
+  await shot(page, "reconnected");
+}
+
+const scenarios = {
+  /** A 3-5-8 game played to its end against two computers, every move a click: a
+   * private table from the lobby (the whole game), or `args.tableId` opened by its id
+   * (a table a few deals from its end). */
+  async game358(page) {
+    await logIn(page, args.player, "en");
+    if (args.tableId) await openById(page, args.tableId);
+    else await openPrivate(page, "358");
+    let clicks = 0;
+    const kinds = {};
+    while (await awaitTurn(page)) {
+      if (clicks === 0) await shot(page, "first-turn");
+      const what = await clickMove(page);
+      const kind = what.split(" ")[0];
+      kinds[kind] = (kinds[kind] ?? 0) + 1;
+      clicks += 1;
+      if (clicks === 40) await shot(page, "mid-game");
+      if (clicks % 50 === 0) note(`${clicks} clicks, v${(await table(page)).version}`);
+    }
+    note(`game over after ${clicks} clicks`);
+    await shot(page, "game-over");
+    out.clicks = clicks;
+    out.kinds = kinds;
+    out.result = await page.textContent("#result");
+    out.turnLine = await page.textContent("#turn");
+    await received(page);
+  },
+
+  /** The queue: matchmaking's ticket watched through the edge (WatchTicket) until it
+   * names a table, computers taking the free seats (the box ticked); one move. */
+  async queue(page) {
+    await logIn(page, args.player, "en");
+    await page.check('input[name="game"][value="358"]');
+    await page.getByLabel("computers take the free seats at once").check();
+    await page.click("#queue");
+    await page.waitForSelector("#table[data-version]", { timeout: STEP_MS });
+    out.tableId = (await table(page)).tableId;
+    note(`queued, seated at ${out.tableId}`);
+    if (await awaitTurn(page)) out.move = await clickMove(page);
+    out.hintHidden = await page.locator("#hint").isHidden();
+    await shot(page, "from-the-queue");
+    await received(page);
+  },
+
+  /** A refusal explained in Romanian, then a reload that resumes the same table. */
+  async refusalReload(page) {
+    await logIn(page, args.player, "ro");
+    await openPrivate(page, "358");
+    // on its turn the table waits for the seat: a card no listed move plays (any card
+    // while a contract is chosen, an off-suit one …) is refused, whatever the computers do
+    const unplayable = page.locator("#hand .card:not(.playable)");
+    // a hint first (a private table allows them): the bots' move, outlined and focused
+    if (!(await awaitTurn(page))) throw new Error("the game ended before a turn");
+    await page.click("#hint");
+    await page.waitForSelector("#moves button.hinted, #hand .card.hinted", { timeout: STEP_MS });
+    out.hint = await status(page);
+    out.hintFocused = await page.evaluate(() => document.activeElement?.classList.contains("hinted") ?? false);
+    for (let moves = 0; ; moves++) {
+      if (!(await awaitTurn(page)) || moves > 40) throw new Error("no card to refuse");
+      if (await unplayable.count()) break;
+      await clickMove(page);
+    }
+    out.clicked = await unplayable.first().getAttribute("data-card");
+    await unplayable.first().click();
+    await page.waitForSelector('#status[data-kind="error"]', { timeout: STEP_MS });
+    out.refusal = await status(page);
+    out.lang = await page.evaluate(() => document.documentElement.lang);
+    out.turnLineRo = await page.textContent("#turn");
+    await shot(page, "refusal-ro");
+    // play on a little, so the reload comes mid-game
+    for (let i = 0; i < 3 && (await awaitTurn(page)); i++) await clickMove(page);
+    const before = await table(page);
+    out.before = before;
+    await received(page);
+    await shot(page, "before-reload");
+    await page.reload();
+    await page.waitForSelector("#table[data-version]", { timeout: STEP_MS });
+    await page.waitForFunction((v) => Number(document.getElementById("table").dataset.version) >= v, Number(before.version));
+    out.after = await table(page);
+    out.afterHand = await page.locator("#hand .card").count();
+    note(`reloaded at v${before.version}, shown again at v${out.after.version}`);
+    await shot(page, "after-reload");
+    if (await awaitTurn(page)) out.afterReloadMove = await clickMove(page);
+    out.final = await table(page);
+    if (args.drop) await dropAndReconnect(page);
+    await received(page);
+  },
+
+  /** A Khözör seat sets a team signal, then makes a move. A signal is only true for
+   * some hands (the table refuses a false one): the seat plays on, clicking, until
+   * its view lists one, and a false one clicked before is explained in Italian. */
+  async khozor(page) {
+    await logIn(page, args.player, "it");
+    await openPrivate(page, "khozor");
+    await page.waitForSelector("#signals:not([hidden])", { timeout: STEP_MS });
+    const legal = () => page.locator('#signals button[data-legal="true"][aria-pressed="false"]');
+    let moves = 0;
+    while (!(await legal().count())) {
+      if (!out.falseSignal) {
+        await page.click("#signal-three");
+        await page.waitForSelector('#status[data-kind="error"]', { timeout: STEP_MS });
+        out.falseSignal = await status(page);
+        await shot(page, "khozor-false-signal");
+      }
+      if (moves >= 60 || !(await awaitTurn(page))) throw new Error(`no true signal in ${moves} moves`);
+      await clickMove(page);
+      moves += 1;
+    }
+    const button = legal().first();
+    out.signal = await button.getAttribute("id");
+    await button.focus(); // by keyboard, as a person without a mouse would
+    await page.keyboard.press("Space");
+    await page.waitForSelector(`#${out.signal}[aria-pressed="true"]`, { timeout: STEP_MS });
+    out.signalStatus = await status(page);
+    out.teamSignals = await page.locator("#team-signals li").allTextContents();
+    note(`signal ${out.signal} set after ${moves} moves`);
+    await shot(page, "khozor-signal");
+    if (await awaitTurn(page)) {
+      out.turnBefore = await table(page);
+      out.moves = await page.locator("#moves button").allTextContents();
+      out.move = await clickMove(page);
+      out.turnAfter = await table(page);
+      note(`moved: ${out.move}`);
+      await shot(page, "khozor-move");
+    }
+    await received(page);
+  },
+};
+
+const browser = await chromium.launch({
+  executablePath: args.chromium ?? "/usr/bin/chromium",
+  headless: true,
+  args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"],
+});
+const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+out.consoleErrors = [];
+page.on("pageerror", (error) => out.consoleErrors.push(String(error)));
+page.on("console", (message) => {
+  if (message.type() === "error") out.consoleErrors.push(message.text());
+});
+let code = 0;
+try {
+  await scenarios[scenario](page);
+} catch (error) {
+  code = 1;
+  out.error = String(error?.stack ?? error);
+  console.error(out.error);
+  try {
+    await shot(page, "failure");
+    out.failureTable = await table(page);
+    out.failureStatus = await status(page);
+    await received(page);
+  } catch {
+    // the page is gone: nothing more to show
+  }
+} finally {
+  out.seconds = (Date.now() - started) / 1000;
+  writeFileSync(outPath, JSON.stringify(out));
+  await browser.close();
+}
+process.exit(code);
