@@ -72,6 +72,8 @@ OUR_IMAGE = "kozyr"
 THREE = games_pb2.GAME_THREE_FIVE_EIGHT
 PLAYER = "dana"
 SERVICES = ("table", "matchmaking", "bots", "clock")
+EDGES = ("webedge",)
+"""Processes that hold no key: the gRPC-Web edge forwards calls, the services check them."""
 MIGRATIONS = ("migrate", "migrate-matchmaking")
 SERVERS = ("postgres", "nats")
 KOZYR_USER = "10001:10001"
@@ -326,10 +328,10 @@ async def stop_services(
 ) -> tuple[dict[str, dict[str, Any]], dict[str, str]]:
     """`docker compose stop` (SIGTERM, then the stop grace): each service's container
     state and its whole log."""
-    await project.run("stop", *SERVICES, seconds=300)
+    await project.run("stop", *SERVICES, *EDGES, seconds=300)
     states = await project.states()
-    logs = {service: await project.logs(service) for service in SERVICES}
-    return {service: states[service] for service in SERVICES}, logs
+    logs = {service: await project.logs(service) for service in (*SERVICES, *EDGES)}
+    return {service: states[service] for service in (*SERVICES, *EDGES)}, logs
 
 
 def violations(log: str) -> list[str]:
@@ -385,7 +387,7 @@ def test_every_container_runs_hardened(observed: Observed) -> None:
     see played on them. Every container: a read-only root, no capability, no privilege
     gained; kozyr's (services and migration jobs) as the image's uid 10001."""
     containers = observed.containers
-    assert set(containers) == {*SERVICES, *MIGRATIONS, *SERVERS}
+    assert set(containers) == {*SERVICES, *EDGES, *MIGRATIONS, *SERVERS}
     for service, container in sorted(containers.items()):
         host = container["HostConfig"]
         assert host["ReadonlyRootfs"] is True, service
@@ -412,6 +414,8 @@ def test_the_migration_jobs_get_their_database_and_no_jwt_key(observed: Observed
         assert "KOZYR_JWT_KEY" not in names[service], service
     for service in SERVICES:
         assert "KOZYR_JWT_KEY" in names[service], service
+    for service in EDGES:
+        assert "KOZYR_JWT_KEY" not in names[service], service
 
 
 def test_a_ticket_asking_for_computers_is_seated_with_computers(observed: Observed) -> None:
