@@ -30,8 +30,10 @@ def bad_frame(problem: str) -> InvalidArgument:
         "BAD_GRPC_WEB_FRAME",
         Texts(
             en=f"The request is not one gRPC-Web message frame: {problem}.",
-            ro=f"Cererea nu este un singur cadru de mesaj gRPC-Web: {problem}.",
-            it=f"La richiesta non è un unico frame di messaggio gRPC-Web: {problem}.",
+            ro="Cererea nu este un singur cadru de mesaj gRPC-Web (detaliul, în engleză, "
+            "în metadatele erorii).",
+            it="La richiesta non è un unico frame di messaggio gRPC-Web (il dettaglio, in "
+            "inglese, nei metadati dell'errore).",
         ),
         metadata={"problem": problem},
     )
@@ -42,10 +44,12 @@ def bad_header(name: str, problem: str) -> InvalidArgument:
         "BAD_HEADER",
         Texts(
             en=f"The header {name} cannot be passed on: {problem}.",
-            ro=f"Antetul {name} nu poate fi transmis: {problem}.",
-            it=f"L'intestazione {name} non può essere inoltrata: {problem}.",
+            ro=f"Antetul {name} nu poate fi transmis (detaliul, în engleză, în metadatele "
+            "erorii).",
+            it=f"L'intestazione {name} non può essere inoltrata (il dettaglio, in inglese, "
+            "nei metadati dell'errore).",
         ),
-        metadata={"header": name},
+        metadata={"header": name, "problem": problem},
     )
 
 
