@@ -44,8 +44,7 @@ def bad_header(name: str, problem: str) -> InvalidArgument:
         "BAD_HEADER",
         Texts(
             en=f"The header {name} cannot be passed on: {problem}.",
-            ro=f"Antetul {name} nu poate fi transmis (detaliul, în engleză, în metadatele "
-            "erorii).",
+            ro=f"Antetul {name} nu poate fi transmis (detaliul, în engleză, în metadatele erorii).",
             it=f"L'intestazione {name} non può essere inoltrata (il dettaglio, in inglese, "
             "nei metadati dell'errore).",
         ),
