@@ -178,8 +178,10 @@ class ComposeProject:
                 if ":" in last and "not running" not in last:
                     return last
                 log = await self.logs(service)
+                state = (await self.states()).get(service, {})  # seen with an empty log
                 warnings.warn(
-                    f"{service} was not running after `up --wait`: {last}\n{log[-3000:]}",
+                    f"{service} was not running after `up --wait`: {last}\n"
+                    f"its container: {state}\n{log[-3000:]}",
                     stacklevel=1,
                 )
                 await asyncio.sleep(1)
