@@ -38,19 +38,27 @@ SCOOP_SECONDS = 0.005
 """After a first message, how long a fetch may wait for more already on their way."""
 
 
+def pending_after(messages: list[Msg]) -> int | None:
+    """How many messages the consumer still held when the last of these was sent (JetStream
+    says so in each message's metadata); 0 for none fetched, None when a message carries
+    no metadata."""
+    if not messages:
+        return 0
+    try:
+        return int(messages[-1].metadata.num_pending or 0)
+    except Exception:  # a message without JetStream metadata
+        return None
+
+
 def more_pending(messages: list[Msg]) -> bool:
-    """Whether the consumer had more messages waiting when the last of these was sent.
+    """Whether more messages were waiting behind these.
 
     A lone message (the common case: a turn, a deadline) is handled at once instead of
     after a scoop's wait for company that is not coming. A message without JetStream
     metadata says nothing, so it is scooped after as before.
     """
-    if not messages:
-        return False
-    try:
-        return bool(messages[-1].metadata.num_pending)
-    except Exception:  # a message without JetStream metadata
-        return True
+    pending = pending_after(messages)
+    return pending is None or pending > 0
 
 
 class MessageWorker:
@@ -124,11 +132,7 @@ class MessageWorker:
     def _report_lag(self, messages: list[Msg]) -> None:
         """The consumer's lag: what the last message says is still pending after it (an
         empty fetch: nothing is)."""
-        pending = 0
-        if messages:
-            with contextlib.suppress(Exception):  # a message without JetStream metadata
-                pending = int(messages[-1].metadata.num_pending or 0)
-        CONSUMER_PENDING.labels(self.spec.durable).set(pending)
+        CONSUMER_PENDING.labels(self.spec.durable).set(pending_after(messages) or 0)
 
     def _free_slots(self) -> int:
         return self._concurrency - len(self._running)
