@@ -81,6 +81,11 @@ KOZYR_USER = "10001:10001"
 BUILD_SECONDS = 1200.0
 UP_SECONDS = 600
 GAME_SECONDS = 600.0
+RECOVER_SECONDS = 60.0
+"""A published service not running this long after its start is reported and started
+again (its restart policy would have brought it back by then)."""
+CONTAINER_STATE = ("Status", "ExitCode", "OOMKilled", "Error", "StartedAt", "FinishedAt")
+"""What `docker inspect` says of a container's state that tells why it is down."""
 RESTART_AT_VERSION = 40
 """The table service is restarted once the game has gone this far (a few tricks in)."""
 NEVER_RETRIEVED = "exception was never retrieved"
@@ -164,27 +169,57 @@ class ComposeProject:
         return f"{states}\n{logs}"
 
     async def read_addresses(self) -> None:
-        for service, port in self.published.items():
-            self.addresses[service] = await self._address(service, port)
-
-    async def _address(self, service: str, port: int) -> str:
-        """`host:port` of the service's published port. Seen once in CI: right after
-        `up --wait`, `port` answered (exit 0) 'service "matchmaking" is not running' —
-        the container was being restarted (`restart: unless-stopped`) after exiting.
-        Wait for it (bounded), and say so with its log, which tells why it exited."""
+        """Each published service's `host:port`, read from `docker inspect` (one engine
+        call for all, each bounded: CI once saw a single `docker compose port` hang for
+        the whole budget). A service not running yet (being restarted) is waited for; one
+        still down after RECOVER_SECONDS is reported (`warnings`, with its container's
+        state and log) and started again with `up --wait`, unless it exited on its own
+        with an error of its own to show, which fails the test."""
         async with asyncio.timeout(UP_SECONDS):
-            while True:
-                last = (await self.run("port", service, str(port))).strip().splitlines()[-1]
-                if ":" in last and "not running" not in last:
-                    return last
-                log = await self.logs(service)
-                state = (await self.states()).get(service, {})  # seen with an empty log
-                warnings.warn(
-                    f"{service} was not running after `up --wait`: {last}\n"
-                    f"its container: {state}\n{log[-3000:]}",
-                    stacklevel=1,
-                )
-                await asyncio.sleep(1)
+            down_since = asyncio.get_running_loop().time()
+            while missing := await self._read_published():
+                waited = asyncio.get_running_loop().time() - down_since
+                if waited < RECOVER_SECONDS:
+                    await asyncio.sleep(1)
+                    continue
+                await self._recover(missing)
+                down_since = asyncio.get_running_loop().time()
+
+    async def _read_published(self) -> dict[str, dict[str, Any]]:
+        """Fill `addresses` from the running containers; returns the services still
+        without an address → their container's `docker inspect` ({} when none)."""
+        containers = await self.inspect()
+        missing: dict[str, dict[str, Any]] = {}
+        for service, port in self.published.items():
+            doc = containers.get(service, {})
+            ports = (doc.get("NetworkSettings") or {}).get("Ports") or {}
+            bindings = ports.get(f"{port}/tcp") or []
+            if doc.get("State", {}).get("Running") and bindings:
+                host = bindings[0]["HostIp"] or "127.0.0.1"
+                self.addresses[service] = f"{host}:{bindings[0]['HostPort']}"
+            else:
+                missing[service] = doc
+        return missing
+
+    async def _recover(self, missing: dict[str, dict[str, Any]]) -> None:
+        for service, doc in missing.items():
+            state = doc.get("State", {})
+            log = await self.logs(service)
+            facts = {
+                "id": str(doc.get("Id", ""))[:12], "created": doc.get("Created"),
+                "restarts": doc.get("RestartCount"),
+                **{key: state.get(key) for key in CONTAINER_STATE},
+            }  # fmt: skip
+            assert not (state.get("ExitCode") and log.strip()), (
+                f"{service} exited on its own ({facts}):\n{log[-3000:]}"
+            )
+            warnings.warn(
+                f"{service} not running {RECOVER_SECONDS:.0f} s after it was started, "
+                f"with no error of its own; started again. Its container: {facts}\n"
+                f"its log: {log[-3000:]!r}",
+                stacklevel=1,
+            )
+        await self.run("up", "--detach", "--wait", *missing, seconds=UP_SECONDS)
 
     def target(self, service: str) -> str:
         return self.addresses[service]
@@ -198,7 +233,7 @@ class ComposeProject:
     async def inspect(self) -> dict[str, dict[str, Any]]:
         """`docker inspect` of every container of the project, the finished migration
         jobs' too: service → its container's document."""
-        ids = (await self.run("ps", "--all", "--quiet")).split()
+        ids = (await self.run("ps", "--all", "--quiet", seconds=60)).split()
         assert ids, "no container in the project"
         code, out = await run(["docker", "inspect", *ids], seconds=60)
         assert code == 0, f"docker inspect failed ({code}):\n{out}"
