@@ -1,6 +1,7 @@
-"""The web table in a real browser against the real stack: table, matchmaking and bots
-processes (real PostgreSQL and NATS), the gRPC-Web edge (`kozyr.webedge`) and the page
-server (`kozyr.webtable`) as processes, and Debian's Chromium driven by npm's
+"""The web table in a real browser against the real stack: table, matchmaking, bots and
+clock processes (real PostgreSQL and NATS — the clock's, which keeps message schedules),
+the gRPC-Web edge (`kozyr.webedge`, forwarding all four client-facing services) and the
+page server (`kozyr.webtable`) as processes, and Debian's Chromium driven by npm's
 playwright-core (clients/web/test/browser/drive.mjs). Skipped, with the reason, where
 node, Chromium or the built page (`make install`) is missing."""
 
@@ -10,7 +11,7 @@ import asyncio
 import json
 import shutil
 import subprocess
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,10 +22,11 @@ from kozyr.api.common.v1.seats_pb2 import SEAT_CONTROL_COMPUTER
 from kozyr.client import TableClient
 from kozyr.infra import free_port
 from kozyr.runtime.auth import Role
-from tests.e2e.conftest import WebEdgeProcess, service_env, web_edge_env
+from tests.e2e.clock.conftest import ClockServiceProcess
+from tests.e2e.conftest import WebEdgeProcess, deployed, service_env, web_edge_env
 from tests.e2e.leaks import LoggedEvent, Seen, find_leaks, logged_events, seen_refusal
 from tests.e2e.matchmaking.conftest import MatchmakingStack
-from tests.e2e.matchmaking.conftest import mm_stack as mm_stack
+from tests.support.clock import delete_clock_streams
 from tests.support.tables import token
 
 REPO = Path(__file__).resolve().parents[3]
@@ -74,15 +76,62 @@ class WebStack:
 
 
 @pytest.fixture
-async def web_stack(mm_stack: MatchmakingStack) -> WebStack:
+def clock_ahead() -> float:
+    """How far the clock service runs ahead of the wall clock (its test-only time
+    skipping, `clock_time_offset_seconds`): every turn's deadline fires that much early.
+    A test that waits for a turn to run out parametrizes it (`clock_ahead=[176]`)."""
+    return 0.0
+
+
+@pytest.fixture
+async def mm_stack(
+    database_url: str,
+    matchmaking_database_url: str,
+    clock_nats_url: str,
+    subject_root: str,
+    tmp_path: Path,
+) -> AsyncIterator[MatchmakingStack]:
+    """The matchmaking stack (tests/e2e/matchmaking) on the clock's NATS: the clock
+    service keeps its turn timers as JetStream message schedules (nats-server 2.12+)."""
     reason = missing_browser_parts()
     if reason:
         pytest.skip(reason)
+    async with deployed(database_url, clock_nats_url, subject_root, tmp_path) as table:
+        stack = MatchmakingStack(table, matchmaking_database_url, tmp_path)
+        stack.set_clock(0)
+        try:
+            yield stack
+        finally:
+            await stack.close()
+            await delete_clock_streams(clock_nats_url, subject_root)
+
+
+async def start_clock(stack: MatchmakingStack, ahead: float) -> ClockServiceProcess:
+    """The clock service on the stack's table: turn deadlines (ExpireTurn), presence
+    from the page's heartbeats (SetSeatPresence), `ahead` seconds ahead of the wall."""
+    port = free_port()
+    table = stack.table
+    env = service_env(table.database_url, table.nats_url, table.subject_root, port)
+    env.update(KOZYR_TABLE_TARGET=table.target, KOZYR_CLOCK_TIME_OFFSET_SECONDS=str(ahead))
+    clock = ClockServiceProcess(env, port, stack.log_dir / "clock.log")
+    stack.others.append(clock)
+    await clock.start()
+    return clock
+
+
+@pytest.fixture
+async def web_stack(mm_stack: MatchmakingStack, clock_ahead: float) -> WebStack:
     replica = await mm_stack.start_matchmaking()
     bots = await mm_stack.start_bots()
+    clock = await start_clock(mm_stack, clock_ahead)
     table = mm_stack.table
     edge_port, page_port = free_port(), free_port()
-    backends = {"table": table.target, "matchmaking": replica.target, "bots": bots.target}
+    backends = {
+        "table": table.target,
+        "matchmaking": replica.target,
+        "bots": bots.target,
+        "clock": clock.target,
+    }
     edge_env = web_edge_env(edge_port, backends, origins=f"http://127.0.0.1:{page_port}")
     env = service_env(table.database_url, table.nats_url, table.subject_root, free_port())
     env.update(

@@ -125,9 +125,13 @@ async def test_khozor_signal_and_move(web_stack: WebStack, tmp_path: Path) -> No
     assert problems == []
 
 
-async def test_queue_to_a_table(web_stack: WebStack, tmp_path: Path) -> None:
+@pytest.mark.parametrize("clock_ahead", [176.0])
+async def test_queue_to_a_table_and_the_turn_clock(web_stack: WebStack, tmp_path: Path) -> None:
     """Join the queue (computers now): the ticket's stream through the edge seats the
-    player at a rated table, where hints are off."""
+    player at a rated table, where hints are off. There the turn clock: the time left on
+    the seat's turn counting down, the seat online by the page's heartbeats through the
+    edge, and — the clock service running 176 s ahead, so a 180 s turn runs out in 4 s —
+    the default move played for the seat when its time is up, nobody clicking."""
     out = await drive(web_stack, "queue", tmp_path, player="dana")
     ticket_answers = [
         r
@@ -139,7 +143,30 @@ async def test_queue_to_a_table(web_stack: WebStack, tmp_path: Path) -> None:
     assert views, "no view of the table"
     assert not any(v.get("hints_allowed") for v in views), "a queue's table allows no hints"
     assert out["hintHidden"]
+    first, later = out["clockFirst"], out["clockLater"]
+    assert first["text"] == f"Your time: {first['seconds']} s left", first
+    assert 170 <= int(first["seconds"]) <= 180, first  # a 180 s turn, on the wall clock
+    assert int(later["seconds"]) < int(first["seconds"]), (first, later)
+    assert later["deadline"] == first["deadline"], "the same turn keeps its deadline"
+    assert out["ownSeat"].startswith("Seat ") and "person · online" in out["ownSeat"]
+    heartbeats = [r for r in out["received"] if r["method"].endswith("ClockService/Heartbeat")]
+    assert heartbeats and "error" not in heartbeats[0], heartbeats[:1]
+    # nobody clicked: the turn ended by the clock's ExpireTurn, a move of the seat's own
+    assert not [r for r in out["received"] if r["method"].endswith("/SubmitAction")]
+    assert int(out["afterExpiry"]["turnNumber"]) > int(first["turnNumber"])
+    seat = next(v["seat"] for v in views if "seat" in v)
+    history = await web_stack.admin_history(out["tableId"])
+    moves = [e for e in history if e.type in SEAT_MOVES and e.data.get("seat") == seat]
+    assert moves, "no move of the seat in the table's log"
+    if "clockNext" in out:  # the seat's next turn: a new deadline, counted from its start
+        following = out["clockNext"]
+        assert int(following["turnNumber"]) > int(first["turnNumber"])
+        assert int(following["deadline"]) > int(first["deadline"]), (first, following)
     problems, _ = await leaks_seen_by_page(
         web_stack, THREE_FIVE_EIGHT, out["tableId"], out["received"]
     )
     assert problems == []
+
+
+SEAT_MOVES = frozenset({"ContractChosen", "CardsDiscarded", "CardPlayed", "TalonTaken"})
+"""The 3-5-8 events of one seat's decision (its `seat` field)."""

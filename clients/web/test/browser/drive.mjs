@@ -32,6 +32,15 @@ async function table(page) {
   return page.evaluate(() => ({ ...document.getElementById("table").dataset }));
 }
 
+/** The turn clock as shown: its text, its seconds and deadline, the turn it is for. */
+async function clock(page) {
+  return page.evaluate(() => {
+    const c = document.getElementById("clock");
+    const t = document.getElementById("table").dataset;
+    return { text: c.textContent, seconds: c.dataset.seconds, deadline: c.dataset.deadline, turnNumber: t.turnNumber };
+  });
+}
+
 async function status(page) {
   return page.evaluate(() => {
     const s = document.getElementById("status");
@@ -169,7 +178,11 @@ const scenarios = {
   },
 
   /** The queue: matchmaking's ticket watched through the edge (WatchTicket) until it
-   * names a table, computers taking the free seats (the box ticked); one move. */
+   * names a table, computers taking the free seats (the box ticked). Then the turn
+   * clock, with the clock service running `clock_ahead` seconds early: on the seat's
+   * turn it shows the time left and counts down, the seat shows online (the page's
+   * heartbeats), and nobody clicks: the clock plays the default move when the time is
+   * up, and the seat's next turn shows a new deadline. */
   async queue(page) {
     await logIn(page, args.player, "en");
     await page.check('input[name="game"][value="358"]');
@@ -178,9 +191,29 @@ const scenarios = {
     await page.waitForSelector("#table[data-version]", { timeout: STEP_MS });
     out.tableId = (await table(page)).tableId;
     note(`queued, seated at ${out.tableId}`);
-    if (await awaitTurn(page)) out.move = await clickMove(page);
     out.hintHidden = await page.locator("#hint").isHidden();
-    await shot(page, "from-the-queue");
+    if (!(await awaitTurn(page))) throw new Error("the game ended before the seat's turn");
+    out.clockFirst = await clock(page);
+    await page.waitForFunction(
+      (seconds) => Number(document.getElementById("clock").dataset.seconds) < seconds,
+      Number(out.clockFirst.seconds),
+      { timeout: STEP_MS },
+    );
+    out.clockLater = await clock(page);
+    await page.waitForSelector('#seats li.me:has-text("online")', { timeout: STEP_MS });
+    out.ownSeat = await page.textContent("#seats li.me");
+    note(`clock ${out.clockFirst.text} → ${out.clockLater.text}; seat: ${out.ownSeat}`);
+    await shot(page, "turn-clock");
+    await page.waitForFunction(
+      (turn) => document.getElementById("table").dataset.turnNumber !== turn,
+      out.clockFirst.turnNumber,
+      { timeout: STEP_MS },
+    );
+    out.afterExpiry = await table(page);
+    note(`turn ${out.clockFirst.turnNumber} ran out: now turn ${out.afterExpiry.turnNumber}`);
+    if (await awaitTurn(page)) out.clockNext = await clock(page);
+    note(`the seat's next turn: ${JSON.stringify(out.clockNext)}`);
+    await shot(page, "next-turn-clock");
     await received(page);
   },
 
