@@ -148,9 +148,11 @@ async def test_queue_to_a_table_and_the_turn_clock(web_stack: WebStack, tmp_path
     assert 170 <= int(first["seconds"]) <= 180, first  # a 180 s turn, on the wall clock
     assert int(later["seconds"]) < int(first["seconds"]), (first, later)
     assert later["deadline"] == first["deadline"], "the same turn keeps its deadline"
-    assert out["ownSeat"].startswith("Seat ") and "person · online" in out["ownSeat"]
+    assert out["ownSeat"].startswith("Seat ")
+    assert "person · online" in out["ownSeat"]
     heartbeats = [r for r in out["received"] if r["method"].endswith("ClockService/Heartbeat")]
-    assert heartbeats and "error" not in heartbeats[0], heartbeats[:1]
+    assert heartbeats, "the page sent no heartbeat"
+    assert "error" not in heartbeats[0], heartbeats[0]
     # nobody clicked: the turn ended by the clock's ExpireTurn, a move of the seat's own
     assert not [r for r in out["received"] if r["method"].endswith("/SubmitAction")]
     assert int(out["afterExpiry"]["turnNumber"]) > int(first["turnNumber"])
