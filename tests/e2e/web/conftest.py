@@ -23,7 +23,13 @@ from kozyr.client import TableClient
 from kozyr.infra import free_port
 from kozyr.runtime.auth import Role
 from tests.e2e.clock.conftest import ClockServiceProcess
-from tests.e2e.conftest import WebEdgeProcess, deployed, service_env, web_edge_env
+from tests.e2e.conftest import (
+    WebEdgeProcess,
+    WebPageProcess,
+    deployed,
+    service_env,
+    web_edge_env,
+)
 from tests.e2e.leaks import LoggedEvent, Seen, find_leaks, logged_events, seen_refusal
 from tests.e2e.matchmaking.conftest import MatchmakingStack
 from tests.support.clock import delete_clock_streams
@@ -52,19 +58,13 @@ def missing_browser_parts() -> str | None:
     return None
 
 
-class PageProcess(WebEdgeProcess):
-    """`python -m kozyr.webtable`: HTTP too, ready once its `/healthz` answers 200."""
-
-    module = "kozyr.webtable"
-
-
 @dataclass
 class WebStack:
     """The stack behind the page, and where the page is."""
 
     mm: MatchmakingStack
     edge: WebEdgeProcess
-    page: PageProcess
+    page: WebPageProcess
 
     @property
     def page_url(self) -> str:
@@ -141,7 +141,7 @@ async def web_stack(mm_stack: MatchmakingStack, clock_ahead: float) -> WebStack:
         KOZYR_WEBTABLE_DEV_LOGIN="true",
     )
     edge = WebEdgeProcess(edge_env, edge_port, mm_stack.log_dir / "webedge.log")
-    page = PageProcess(env, page_port, mm_stack.log_dir / "webtable.log")
+    page = WebPageProcess(env, page_port, mm_stack.log_dir / "webtable.log")
     mm_stack.others += [edge, page]
     await edge.start()
     await page.start()
