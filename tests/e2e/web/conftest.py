@@ -18,7 +18,6 @@ from typing import Any
 
 import pytest
 
-from kozyr.api.common.v1.seats_pb2 import SEAT_CONTROL_COMPUTER
 from kozyr.client import TableClient
 from kozyr.infra import free_port
 from kozyr.runtime.auth import Role
@@ -248,52 +247,3 @@ async def leaks_seen_by_page(
     admin = await stack.admin_history(table_id)
     views = sum(1 for s in seen if s.kind == "view")
     return find_leaks(game, admin, seat, seen), views
-
-
-DEALS_LEFT = 3
-"""The near-end table leaves its last 3 of 18 deals (~50 clicks) to the browser: in any
-three deals in a row every seat declares once (the declarer is the dealer's left), so
-the browser chooses a contract and discards too."""
-
-
-async def near_end_358(stack: WebStack, player: str, deals_left: int = DEALS_LEFT) -> str:
-    """A 3-5-8 table for `player` and two others, its first deals played in-process with
-    random legal moves through the table service's own write path (`TableApp`, as
-    tests/chaos/template.py builds its tables), the other two seats then handed to the
-    computers (`SetSeatControl`): the browser plays the last `deals_left` deals.
-
-    The two others are persons while the deals are played, so the bots service (which
-    follows the relayed events) never moves for them meanwhile."""
-    import random
-    import uuid
-
-    from kozyr.eventstore import PostgresEventStore
-    from kozyr.games import three_five_eight
-    from kozyr.table.app import Actor, TableApp
-
-    players = (player, f"{player}-left", f"{player}-right")
-    async with PostgresEventStore(stack.mm.table.database_url, max_pool_size=2) as store:
-        app = TableApp(store)
-        created = await app.create(
-            request_id=f"near-end-{uuid.uuid4().hex}",  # a new table on every call
-            game_id=three_five_eight.GAME_ID,
-            options={},
-            seats=players,
-            actor=Actor("matchmaker", Role.SERVICE.value),
-        )
-        table, rng = created.table, random.Random(7)
-        while len(table.state.records) < 18 - deals_left:
-            seat = table.game.turn(table.state).seats[0]
-            command = rng.choice(table.game.legal_commands(table.state, seat))
-            outcome = await app.submit(
-                table.table_id,
-                command,
-                request_id=f"near-end-{table.version}",
-                actor=Actor(players[seat], Role.PLAYER.value),
-                expected_version=table.version,
-            )
-            table = outcome.table
-    async with TableClient(stack.mm.table.target, token("clock", Role.SERVICE)) as service:
-        for seat in (1, 2):
-            await service.set_seat_control(table.table_id, seat, SEAT_CONTROL_COMPUTER)
-    return str(table.table_id)

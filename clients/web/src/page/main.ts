@@ -273,7 +273,9 @@ function openTable(tableId: string): void {
   state.marksTurn = -1n;
   history.replaceState(null, "", `${location.pathname}${location.search}#table=${encodeURIComponent(tableId)}`);
   byId("table-id-shown").textContent = tableId;
-  byId("table").dataset["tableId"] = tableId;
+  const shown = byId("table");
+  for (const key of Object.keys(shown.dataset)) delete shown.dataset[key]; // nothing of the last table
+  shown.dataset["tableId"] = tableId;
   show("table");
   say(label("connecting", lang()));
   const session = new TableSession(state.kozyr!, tableId, {
