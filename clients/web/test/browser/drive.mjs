@@ -119,29 +119,40 @@ async function clickMove(page) {
  * watched (a MutationObserver, no polling) until it shows the seat's turn, the game's
  * end or a refusal; the thing to click (a playable card, else the first listed move)
  * scrolled into view, and where its centre is. One round trip per move, where
- * playwright's locators take six or more (clickMove). */
-async function nextMove(page, after) {
+ * playwright's locators take six or more (clickMove). A click of `aimed` (the last
+ * target) that hit no button at all (a view redrawn between aiming and clicking moved
+ * it) is seen at once — the page's click listener (`watchClicks`) says what was hit —
+ * and the target is aimed at again (`missed`). */
+async function nextMove(page, after, aimed = "") {
   const found = await page.evaluate(
-    ([after, stepMs]) =>
+    ([after, aimed, stepMs]) =>
       new Promise((resolve) => {
-        const look = () => {
-          const t = document.getElementById("table").dataset;
-          const status = document.getElementById("status");
-          if (status.dataset.kind === "error") return { refused: status.textContent };
-          if (t.turnNumber === after) return undefined;
-          if (t.finished === "true") return { finished: true };
-          if (t.myTurn !== "true") return undefined;
-          const card = document.querySelector("#hand .card.playable:not([aria-pressed])");
-          const target = card ?? document.querySelector("#moves button");
-          if (!target) return undefined;
+        const aim = (t, card, target) => {
           target.scrollIntoView({ block: "center" });
           const box = target.getBoundingClientRect();
+          window.kozyrLastClick = undefined;
           return {
             turnNumber: t.turnNumber,
             what: card ? `card ${card.dataset.card}` : `move ${target.textContent}`,
             x: box.x + box.width / 2,
             y: box.y + box.height / 2,
           };
+        };
+        const look = () => {
+          const t = document.getElementById("table").dataset;
+          const status = document.getElementById("status");
+          if (status.dataset.kind === "error") return { refused: status.textContent };
+          // no button hit: nothing was sent, so clicking again is safe (a button hit,
+          // the aimed one or another, sent its move: the table answers it)
+          const last = window.kozyrLastClick;
+          const missed = t.turnNumber === after && aimed && (last === undefined || last === "nothing");
+          if (t.turnNumber === after && !missed) return undefined;
+          if (t.finished === "true") return { finished: true };
+          if (t.myTurn !== "true") return undefined;
+          const card = document.querySelector("#hand .card.playable:not([aria-pressed])");
+          const target = card ?? document.querySelector("#moves button");
+          if (!target) return undefined;
+          return { ...aim(t, card, target), ...(missed ? { missed: last ?? "nothing" } : {}) };
         };
         const now = look();
         if (now) return resolve(now);
@@ -158,11 +169,27 @@ async function nextMove(page, after) {
         }, stepMs);
         observer.observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });
       }),
-    [after, STEP_MS],
+    [after, aimed, STEP_MS],
   );
   if (found.refused) throw new Error(`the table refused a move: ${found.refused}`);
   if (found.timedOut) throw new Error(`no turn of the seat after turn ${after} in ${STEP_MS} ms`);
   return found;
+}
+
+/** Record in the page what each click lands on (`window.kozyrLastClick`, as nextMove
+ * names its targets), for nextMove to see a click that missed. */
+async function watchClicks(page) {
+  await page.evaluate(() =>
+    document.addEventListener(
+      "click",
+      (event) => {
+        const button = event.target instanceof Element ? event.target.closest("button") : null;
+        const card = button?.dataset.card;
+        window.kozyrLastClick = !button ? "nothing" : card ? `card ${card}` : `move ${button.textContent}`;
+      },
+      true,
+    ),
+  );
 }
 
 /** Ask pytest (which waits for `name` in the shots folder's parent) to act, and wait
@@ -210,18 +237,22 @@ const scenarios = {
   async game358(page) {
     await logIn(page, args.player, "en");
     await openPrivate(page, "358");
+    await watchClicks(page);
     let clicks = 0;
     const kinds = {};
-    for (let move = await nextMove(page, ""); !move.finished; move = await nextMove(page, move.turnNumber)) {
+    out.missed = [];
+    for (let move = await nextMove(page, ""); !move.finished; move = await nextMove(page, move.turnNumber, move.what)) {
       if (clicks === 0) await shot(page, "first-turn");
+      if (move.missed) out.missed.push(`${move.missed} (turn ${move.turnNumber})`);
       await page.mouse.click(move.x, move.y); // a person's click where the card or move is
+      if (move.missed) continue;
       const kind = move.what.split(" ")[0];
       kinds[kind] = (kinds[kind] ?? 0) + 1;
       clicks += 1;
       if (clicks === 40) await shot(page, "mid-game");
       if (clicks % 50 === 0) note(`${clicks} clicks, v${(await table(page)).version}`);
     }
-    note(`game over after ${clicks} clicks`);
+    note(`game over after ${clicks} clicks${out.missed.length ? `, clicked again: ${out.missed.join(", ")}` : ""}`);
     await shot(page, "game-over");
     out.clicks = clicks;
     out.kinds = kinds;
