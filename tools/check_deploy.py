@@ -84,6 +84,7 @@ SECRET_KEYS: dict[str, frozenset[tuple[str, str]]] = {
     "kozyr-bots/bots": frozenset({_JWT, ("kozyr-nats", "bots")}),
     "kozyr-clock/clock": _VOICE | {_JWT, ("kozyr-nats", "clock")},
     "kozyr-webedge/webedge": frozenset(),
+    "kozyr-webtable/webtable": frozenset(),
     "kozyr-migrate/table": _TABLE_DATABASE,
     "kozyr-migrate/matchmaking": _MATCHMAKING_DATABASE,
 }
@@ -509,6 +510,7 @@ COMPOSE_SECRETS: dict[str, frozenset[str]] = {
     "bots": frozenset({"KOZYR_JWT_KEY", "KOZYR_NATS_BOTS_PASSWORD"}),
     "clock": frozenset({"KOZYR_JWT_KEY", "KOZYR_NATS_CLOCK_PASSWORD"}),
     "webedge": frozenset(),
+    "webtable": frozenset(),
 }
 """The secrets of .env each compose service may get, in any of its environment
 variables (compose's SECRET_KEYS): a database's password only where that database is

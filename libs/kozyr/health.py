@@ -9,7 +9,9 @@ services unhealthy). cryptography is loaded only when the service speaks TLS. `k
 health` is the same probe behind the command line; `make run` waits on it
 (`kozyr.devstack`).
 
-`--http` asks the web edge (kozyr.webedge, an HTTP server) at its `/healthz` instead.
+`--http` asks an HTTP server of kozyr's at its `/healthz` instead: the web edge
+(kozyr.webedge, on KOZYR_WEBEDGE_PORT) or the web table page (kozyr.webtable, on
+KOZYR_WEBTABLE_PORT), whichever port the container's environment names.
 
 Without `--target` it asks 127.0.0.1 on KOZYR_GRPC_PORT, the port the service in the
 same container listens on, which makes one command right for every service; outside a
@@ -33,7 +35,11 @@ from kozyr import stackfile
 
 DEFAULT_PORT = "50051"
 DEFAULT_WEB_PORT = "8080"
-"""The web edge's HTTP port when KOZYR_WEBEDGE_PORT is unset (`--http`)."""
+"""The web edge's HTTP port when neither KOZYR_WEBEDGE_PORT nor KOZYR_WEBTABLE_PORT is
+set (`--http`)."""
+WEB_PORT_VARIABLES = ("KOZYR_WEBEDGE_PORT", "KOZYR_WEBTABLE_PORT")
+"""The HTTP servers' port settings, in the order `--http` reads them: a container runs
+one of them (the edge or the page server), so the first one set is its own."""
 DEFAULT_TIMEOUT = 3.0
 SERVING = "SERVING"
 FAILED = 1
@@ -145,13 +151,15 @@ def serving(target: str, timeout: float = 1.0) -> bool:
 def web_check(
     target: str | None = None, timeout: float = DEFAULT_TIMEOUT, env: Mapping[str, str] = os.environ
 ) -> str:
-    """The web edge's probe (`--http`): SERVING when its `/healthz` answers 200, else
-    ProbeError. The edge speaks HTTP, not gRPC; it listens on KOZYR_WEBEDGE_PORT.
-    urllib is imported here: the gRPC services' probe never loads it."""
+    """The web servers' probe (`--http`): SERVING when `/healthz` answers 200, else
+    ProbeError. The web edge and the page server speak HTTP, not gRPC; each listens on
+    its own port setting (WEB_PORT_VARIABLES). urllib is imported here: the gRPC
+    services' probe never loads it."""
     import urllib.error
     import urllib.request
 
-    where = target or f"127.0.0.1:{env.get('KOZYR_WEBEDGE_PORT') or DEFAULT_WEB_PORT}"
+    port = next((env[name] for name in WEB_PORT_VARIABLES if env.get(name)), DEFAULT_WEB_PORT)
+    where = target or f"127.0.0.1:{port}"
     try:
         with urllib.request.urlopen(f"http://{where}/healthz", timeout=timeout) as answer:
             code = answer.status
@@ -194,8 +202,9 @@ def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--http",
         action="store_true",
-        help="ask the web edge's /healthz over HTTP (default target: "
-        f"127.0.0.1:$KOZYR_WEBEDGE_PORT, else {DEFAULT_WEB_PORT})",
+        help="ask the web edge's or the web page's /healthz over HTTP (default target: "
+        "127.0.0.1:$KOZYR_WEBEDGE_PORT, else 127.0.0.1:$KOZYR_WEBTABLE_PORT, else "
+        f"{DEFAULT_WEB_PORT})",
     )
     parser.add_argument(
         "--timeout", type=_seconds, default=DEFAULT_TIMEOUT, help="seconds to wait for the answer"

@@ -173,6 +173,13 @@ class WebEdgeProcess(TableServiceProcess):
                 await asyncio.sleep(0.05)
 
 
+class WebPageProcess(WebEdgeProcess):
+    """`python -m kozyr.webtable`, the web table's page server: HTTP too, started once
+    its `/healthz` answers 200."""
+
+    module = "kozyr.webtable"
+
+
 @dataclass
 class Deployment:
     """One table service process and the database and subject root it owns."""

@@ -14,7 +14,9 @@ for it. Only what names the containers' world is mapped to this machine's:
 - `nats` → a NATS 2.12+ server of this test's own (the clock needs message schedules;
   compose's default subject root is used as is, on a server nobody else uses);
 - `<service>:<port>` → 127.0.0.1 on a free port, and each service listens there
-  (KOZYR_GRPC_PORT, KOZYR_GRPC_HOST 127.0.0.1);
+  (KOZYR_GRPC_PORT, KOZYR_GRPC_HOST 127.0.0.1; the web edge's and the web page's HTTP
+  port and host likewise), the page's KOZYR_WEBTABLE_EDGE_PORT → the edge's, and the
+  image's /opt/kozyr/web (KOZYR_WEBTABLE_ROOT) → the page `make install` built;
 - `python` and `kozyr` in commands → this venv's interpreter and `kozyr` script.
 """
 
@@ -38,7 +40,7 @@ from kozyr.api.table.v1 import table_service_pb2
 from kozyr.client import TableClient
 from kozyr.infra import EmbeddedNats, Infrastructure, free_port
 from kozyr.runtime.auth import Role, mint_token
-from tests.e2e.conftest import TableServiceProcess, WebEdgeProcess
+from tests.e2e.conftest import TableServiceProcess, WebEdgeProcess, WebPageProcess
 from tests.e2e.moderation import kozyr_cli
 from tests.support import grpc_web
 from tests.support.databases import fresh_database
@@ -51,6 +53,14 @@ INFRASTRUCTURE = ("postgres", "nats")
 """Compose services this test provides itself (the session's PostgreSQL, its own NATS)."""
 GAME_SECONDS = 300.0
 VENV_BIN = Path(sys.executable).parent
+HTTP_PORTS = {
+    "KOZYR_WEBEDGE_PORT": "KOZYR_WEBEDGE_HOST",
+    "KOZYR_WEBTABLE_PORT": "KOZYR_WEBTABLE_HOST",
+}
+"""The HTTP servers' port settings (web edge, web page) → their bind address's."""
+IMAGE_WEB_ROOT = "/opt/kozyr/web"
+"""Where the image carries the web table page (deploy/docker/Dockerfile)."""
+BUILT_PAGE = REPO / "clients" / "web" / "dist" / "page"
 
 
 def _available(module: str) -> bool:
@@ -101,6 +111,14 @@ class HostMap:
             given, local = urlsplit(value), urlsplit(self.nats_url)
             assert (given.hostname, given.port) == ("nats", 4222), value
             return f"nats://{given.username}:{given.password}@{local.hostname}:{local.port}"
+        if name == "KOZYR_WEBTABLE_EDGE_PORT":  # where the page's browser finds the edge
+            assert value == self.grpc_ports["webedge"], (
+                "the page names another port than the edge's"
+            )
+            return str(self.ports["webedge"])
+        if name == "KOZYR_WEBTABLE_ROOT":
+            assert value == IMAGE_WEB_ROOT, value
+            return str(BUILT_PAGE)
         for service, port in self.ports.items():
             value = value.replace(f"{service}:{self.grpc_ports[service]}", f"127.0.0.1:{port}")
         return value
@@ -108,8 +126,9 @@ class HostMap:
     def env(self, service: str, environment: dict[str, str]) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items() if not k.startswith("KOZYR_")}
         env.update({name: self.value(name, value) for name, value in environment.items()})
-        if service in self.ports and "KOZYR_WEBEDGE_PORT" in environment:
-            env.update(KOZYR_WEBEDGE_PORT=str(self.ports[service]), KOZYR_WEBEDGE_HOST="127.0.0.1")
+        http = [name for name in HTTP_PORTS if name in environment]
+        if service in self.ports and http:
+            env.update({http[0]: str(self.ports[service]), HTTP_PORTS[http[0]]: "127.0.0.1"})
         elif service in self.ports:
             env.update(KOZYR_GRPC_PORT=str(self.ports[service]), KOZYR_GRPC_HOST="127.0.0.1")
         env.update(PYTHONUNBUFFERED="1", PYTHONFAULTHANDLER="1")
@@ -126,8 +145,9 @@ def local_command(command: list[str]) -> list[str]:
 def process_class(module: str) -> type[TableServiceProcess]:
     """A service process running `module`, healthy when the whole server serves (what
     `kozyr health` asks, without a service name)."""
-    if module == WebEdgeProcess.module:
-        return WebEdgeProcess
+    for http in (WebEdgeProcess, WebPageProcess):
+        if module == http.module:
+            return http
     attributes = {"module": module, "health_service": ""}
     return cast(
         type[TableServiceProcess], type(f"Compose[{module}]", (TableServiceProcess,), attributes)
@@ -217,7 +237,10 @@ async def stack(
     ]
     for name in order:
         environment = services[name].get("environment", {})
-        port = environment.get("KOZYR_GRPC_PORT") or environment.get("KOZYR_WEBEDGE_PORT")
+        port = next(
+            (environment[name] for name in ("KOZYR_GRPC_PORT", *HTTP_PORTS) if name in environment),
+            None,
+        )
         if port is not None:
             hosts.ports[name], hosts.grpc_ports[name] = free_port(), port
     stack = ComposeStack(services, hosts)
@@ -245,7 +268,7 @@ async def test_the_compose_services_play_an_all_computer_table_to_the_end(
 ) -> None:
     services = stack.services
     assert {"table", "matchmaking", "bots", "clock"} <= set(services)
-    assert {"table", "bots", "clock", "webedge"} <= set(stack.processes)
+    assert {"table", "bots", "clock", "webedge", "webtable"} <= set(stack.processes)
     # Each service that appends events on a database of its own, migrated by its own job
     # (matchmaking, healthy, has read its lobby from the one `migrate-matchmaking` made).
     database = {name: services[name]["environment"].get("KOZYR_DATABASE_URL") for name in services}
@@ -268,6 +291,7 @@ async def test_the_compose_services_play_an_all_computer_table_to_the_end(
         created = await client.create_table(games_pb2.GAME_THREE_FIVE_EIGHT, [None, None, None])
     table_id = created.table_id
     await a_browser_reads_the_table(stack, table_id, mint_token("web", Role.PLAYER, key=key))
+    await the_page_points_at_the_edge(stack)
     async with TableClient(
         stack.target("table"), mint_token("watcher", Role.PLAYER, key=key)
     ) as watcher:
@@ -298,6 +322,34 @@ async def a_browser_reads_the_table(stack: ComposeStack, table_id: str, token: s
         )
     assert answer.code == 0, answer.message
     assert answer.parsed(table_service_pb2.GetTableResponse).view.table_id == table_id
+
+
+async def the_page_points_at_the_edge(stack: ComposeStack) -> None:
+    """compose's web table page serves the page (the image's, here the checkout's
+    build), sends its browser to compose's edge, mints no token (it holds no key), and
+    the edge lets the page's default address call it (CORS)."""
+    page = f"http://{stack.target('webtable')}"
+    async with aiohttp.ClientSession() as session:
+        async with session.get(f"{page}/config.json") as answer:
+            config = await answer.json()
+        assert config == {"edgePort": stack.hosts.ports["webedge"], "devLogin": False}
+        async with session.post(f"{page}/dev/token", json={"player": "ana"}) as answer:
+            assert answer.status == 404, "compose's page server mints tokens"
+        if (BUILT_PAGE / "app.js").is_file():
+            async with session.get(f"{page}/") as answer:
+                assert answer.status == 200
+                assert "app.js" in await answer.text()
+        preflight = {
+            "Origin": "http://127.0.0.1:8090",
+            "Access-Control-Request-Method": "POST",
+            "Access-Control-Request-Headers": "content-type,x-grpc-web,authorization",
+        }
+        method = "/kozyr.table.v1.TableService/GetTable"
+        async with session.options(
+            f"http://{stack.target('webedge')}{method}", headers=preflight
+        ) as answer:
+            allowed = answer.headers.get("Access-Control-Allow-Origin")
+        assert allowed == "http://127.0.0.1:8090", "compose's edge refuses compose's page"
 
 
 NEVER_RETRIEVED = "exception was never retrieved"

@@ -72,8 +72,9 @@ OUR_IMAGE = "kozyr"
 THREE = games_pb2.GAME_THREE_FIVE_EIGHT
 PLAYER = "dana"
 SERVICES = ("table", "matchmaking", "bots", "clock")
-EDGES = ("webedge",)
-"""Processes that hold no key: the gRPC-Web edge forwards calls, the services check them."""
+EDGES = ("webedge", "webtable")
+"""Processes that hold no key: the gRPC-Web edge forwards calls, the services check them;
+the web table page serves its files (compose gives it no development login)."""
 MIGRATIONS = ("migrate", "migrate-matchmaking")
 SERVERS = ("postgres", "nats")
 KOZYR_USER = "10001:10001"

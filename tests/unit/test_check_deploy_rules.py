@@ -719,12 +719,12 @@ MATCHMAKING_DATABASE = {
 def test_each_database_and_nats_user_is_granted_to_its_own_containers(container: str) -> None:
     """The grants themselves: a database's credentials only to its service and its
     migration, a NATS password only to its own user, the JWT key to no migration; the
-    web edge gets nothing at all."""
+    web edge and the web table page get nothing at all."""
     granted = cd.SECRET_KEYS[container]
     app, name = container.split("/")
     assert bool(granted & TABLE_DATABASE) == (name == "table")
     assert bool(granted & MATCHMAKING_DATABASE) == (name == "matchmaking")
-    keyless = app in ("kozyr-migrate", "kozyr-webedge")  # no NATS user, checks no token
+    keyless = app in ("kozyr-migrate", "kozyr-webedge", "kozyr-webtable")  # no NATS, no token
     assert {key for secret, key in granted if secret == "kozyr-nats"} == (
         set() if keyless else {name}
     )

@@ -213,3 +213,23 @@ async def test_the_web_edge_is_asked_over_http() -> None:
     code, out = await kozyr_health(probe, "--timeout", "1", webedge_port=str(port))
     assert code == 1
     assert "the web edge did not answer" in out
+
+
+async def test_the_web_table_page_is_asked_over_http_on_its_own_port() -> None:
+    """`--http` in the page server's container (KOZYR_WEBTABLE_PORT, no web edge port):
+    its /healthz, as compose's health check runs it."""
+    from kozyr.webtable.server import PageServer
+    from kozyr.webtable.settings import WebTableSettings
+
+    page = PageServer(
+        WebTableSettings.load(database_url=None, webtable_host="127.0.0.1", webtable_port=0)
+    )
+    port = await page.start()
+    probe = ["-m", "kozyr.health", "--http", "--timeout", "2"]
+    try:
+        code, out = await kozyr_health(probe, webtable_port=str(port))
+        assert (code, out.strip()) == (0, "SERVING"), out
+    finally:
+        await page.stop()
+    code, out = await kozyr_health(probe, webtable_port=str(port))
+    assert code == 1, out

@@ -1,11 +1,13 @@
 /** The page's pure parts: card and game names per language, what a click sends. */
 import { create } from "@bufbuild/protobuf";
+import { TimestampSchema } from "@bufbuild/protobuf/wkt";
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { Game } from "../src/gen/kozyr/common/v1/games_pb.js";
 import { ActionSchema, Contract } from "../src/gen/kozyr/table/v1/actions_pb.js";
 import { TableViewSchema } from "../src/gen/kozyr/table/v1/views_pb.js";
 import { actionLabel, cardAction, defaultMarks, marking, markedAction, myTurn, playableCards } from "../src/page/moves.js";
+import { clockLine, clockSeconds } from "../src/page/render.js";
 import { cardName, contractName, label, parseLang } from "../src/page/texts.js";
 
 const play = (code: string) => create(ActionSchema, { action: { case: "playCard", value: { card: { code } } } });
@@ -95,5 +97,33 @@ describe("moves", () => {
     assert.equal(actionLabel(view, play("QS"), "it"), "Gioca D♠");
     const opener = create(ActionSchema, { action: { case: "confirmOpener", value: { openerSeat: 0 } } });
     assert.equal(actionLabel(view, opener, "en"), "Opener: ana (you)");
+  });
+});
+
+describe("the turn clock", () => {
+  const now = new Date("2026-12-03T10:00:00.000Z");
+  const at = (seconds: number) =>
+    create(TimestampSchema, { seconds: BigInt(Math.floor(now.getTime() / 1000 + seconds)), nanos: 300_000_000 });
+
+  test("the seconds left until the deadline, rounded up, never below 0", () => {
+    const view = view358([play("QS")]);
+    assert.equal(clockSeconds(view, now), undefined);
+    view.turn!.deadline = at(41);
+    assert.equal(clockSeconds(view, now), 42);
+    assert.equal(clockSeconds(view, new Date(now.getTime() + 2_000)), 40);
+    assert.equal(clockSeconds(view, new Date(now.getTime() + 60_000)), 0);
+    view.finished = true;
+    assert.equal(clockSeconds(view, now), undefined);
+    assert.equal(clockLine(view, "en", now), "");
+  });
+
+  test("whose time it is, in the player's language", () => {
+    const mine = view358([play("QS")]);
+    mine.turn!.deadline = at(9);
+    assert.equal(clockLine(mine, "en", now), "Your time: 10 s left");
+    assert.equal(clockLine(mine, "ro", now), "Timpul tău: 10 s rămase");
+    const theirs = view358([], [1]);
+    theirs.turn!.deadline = at(9);
+    assert.equal(clockLine(theirs, "it", now), "10 s rimasti");
   });
 });

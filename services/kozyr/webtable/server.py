@@ -79,8 +79,13 @@ class PageServer:
         try:
             await wait_for_signal()
         finally:
-            if self._runner is not None:
-                await self._runner.cleanup()
+            await self.stop()
+
+    async def stop(self) -> None:
+        """Close the server (at the signal; a test's end)."""
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
 
     def app(self) -> web.Application:
         app = web.Application(client_max_size=MAX_BODY_BYTES, middlewares=[self._headers])

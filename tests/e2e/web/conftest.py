@@ -1,6 +1,7 @@
-"""The web table in a real browser against the real stack: table, matchmaking and bots
-processes (real PostgreSQL and NATS), the gRPC-Web edge (`kozyr.webedge`) and the page
-server (`kozyr.webtable`) as processes, and Debian's Chromium driven by npm's
+"""The web table in a real browser against the real stack: table, matchmaking, bots and
+clock processes (real PostgreSQL and NATS — the clock's, which keeps message schedules),
+the gRPC-Web edge (`kozyr.webedge`, forwarding all four client-facing services) and the
+page server (`kozyr.webtable`) as processes, and Debian's Chromium driven by npm's
 playwright-core (clients/web/test/browser/drive.mjs). Skipped, with the reason, where
 node, Chromium or the built page (`make install`) is missing."""
 
@@ -10,21 +11,27 @@ import asyncio
 import json
 import shutil
 import subprocess
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from kozyr.api.common.v1.seats_pb2 import SEAT_CONTROL_COMPUTER
 from kozyr.client import TableClient
 from kozyr.infra import free_port
 from kozyr.runtime.auth import Role
-from tests.e2e.conftest import WebEdgeProcess, service_env, web_edge_env
+from tests.e2e.clock.conftest import ClockServiceProcess
+from tests.e2e.conftest import (
+    WebEdgeProcess,
+    WebPageProcess,
+    deployed,
+    service_env,
+    web_edge_env,
+)
 from tests.e2e.leaks import LoggedEvent, Seen, find_leaks, logged_events, seen_refusal
 from tests.e2e.matchmaking.conftest import MatchmakingStack
-from tests.e2e.matchmaking.conftest import mm_stack as mm_stack
+from tests.support.clock import delete_clock_streams
 from tests.support.tables import token
 
 REPO = Path(__file__).resolve().parents[3]
@@ -50,19 +57,13 @@ def missing_browser_parts() -> str | None:
     return None
 
 
-class PageProcess(WebEdgeProcess):
-    """`python -m kozyr.webtable`: HTTP too, ready once its `/healthz` answers 200."""
-
-    module = "kozyr.webtable"
-
-
 @dataclass
 class WebStack:
     """The stack behind the page, and where the page is."""
 
     mm: MatchmakingStack
     edge: WebEdgeProcess
-    page: PageProcess
+    page: WebPageProcess
 
     @property
     def page_url(self) -> str:
@@ -74,15 +75,62 @@ class WebStack:
 
 
 @pytest.fixture
-async def web_stack(mm_stack: MatchmakingStack) -> WebStack:
+def clock_ahead() -> float:
+    """How far the clock service runs ahead of the wall clock (its test-only time
+    skipping, `clock_time_offset_seconds`): every turn's deadline fires that much early.
+    A test that waits for a turn to run out parametrizes it (`clock_ahead=[176]`)."""
+    return 0.0
+
+
+@pytest.fixture
+async def mm_stack(
+    database_url: str,
+    matchmaking_database_url: str,
+    clock_nats_url: str,
+    subject_root: str,
+    tmp_path: Path,
+) -> AsyncIterator[MatchmakingStack]:
+    """The matchmaking stack (tests/e2e/matchmaking) on the clock's NATS: the clock
+    service keeps its turn timers as JetStream message schedules (nats-server 2.12+)."""
     reason = missing_browser_parts()
     if reason:
         pytest.skip(reason)
+    async with deployed(database_url, clock_nats_url, subject_root, tmp_path) as table:
+        stack = MatchmakingStack(table, matchmaking_database_url, tmp_path)
+        stack.set_clock(0)
+        try:
+            yield stack
+        finally:
+            await stack.close()
+            await delete_clock_streams(clock_nats_url, subject_root)
+
+
+async def start_clock(stack: MatchmakingStack, ahead: float) -> ClockServiceProcess:
+    """The clock service on the stack's table: turn deadlines (ExpireTurn), presence
+    from the page's heartbeats (SetSeatPresence), `ahead` seconds ahead of the wall."""
+    port = free_port()
+    table = stack.table
+    env = service_env(table.database_url, table.nats_url, table.subject_root, port)
+    env.update(KOZYR_TABLE_TARGET=table.target, KOZYR_CLOCK_TIME_OFFSET_SECONDS=str(ahead))
+    clock = ClockServiceProcess(env, port, stack.log_dir / "clock.log")
+    stack.others.append(clock)
+    await clock.start()
+    return clock
+
+
+@pytest.fixture
+async def web_stack(mm_stack: MatchmakingStack, clock_ahead: float) -> WebStack:
     replica = await mm_stack.start_matchmaking()
     bots = await mm_stack.start_bots()
+    clock = await start_clock(mm_stack, clock_ahead)
     table = mm_stack.table
     edge_port, page_port = free_port(), free_port()
-    backends = {"table": table.target, "matchmaking": replica.target, "bots": bots.target}
+    backends = {
+        "table": table.target,
+        "matchmaking": replica.target,
+        "bots": bots.target,
+        "clock": clock.target,
+    }
     edge_env = web_edge_env(edge_port, backends, origins=f"http://127.0.0.1:{page_port}")
     env = service_env(table.database_url, table.nats_url, table.subject_root, free_port())
     env.update(
@@ -92,7 +140,7 @@ async def web_stack(mm_stack: MatchmakingStack) -> WebStack:
         KOZYR_WEBTABLE_DEV_LOGIN="true",
     )
     edge = WebEdgeProcess(edge_env, edge_port, mm_stack.log_dir / "webedge.log")
-    page = PageProcess(env, page_port, mm_stack.log_dir / "webtable.log")
+    page = WebPageProcess(env, page_port, mm_stack.log_dir / "webtable.log")
     mm_stack.others += [edge, page]
     await edge.start()
     await page.start()
@@ -199,52 +247,3 @@ async def leaks_seen_by_page(
     admin = await stack.admin_history(table_id)
     views = sum(1 for s in seen if s.kind == "view")
     return find_leaks(game, admin, seat, seen), views
-
-
-DEALS_LEFT = 3
-"""The near-end table leaves its last 3 of 18 deals (~50 clicks) to the browser: in any
-three deals in a row every seat declares once (the declarer is the dealer's left), so
-the browser chooses a contract and discards too."""
-
-
-async def near_end_358(stack: WebStack, player: str, deals_left: int = DEALS_LEFT) -> str:
-    """A 3-5-8 table for `player` and two others, its first deals played in-process with
-    random legal moves through the table service's own write path (`TableApp`, as
-    tests/chaos/template.py builds its tables), the other two seats then handed to the
-    computers (`SetSeatControl`): the browser plays the last `deals_left` deals.
-
-    The two others are persons while the deals are played, so the bots service (which
-    follows the relayed events) never moves for them meanwhile."""
-    import random
-    import uuid
-
-    from kozyr.eventstore import PostgresEventStore
-    from kozyr.games import three_five_eight
-    from kozyr.table.app import Actor, TableApp
-
-    players = (player, f"{player}-left", f"{player}-right")
-    async with PostgresEventStore(stack.mm.table.database_url, max_pool_size=2) as store:
-        app = TableApp(store)
-        created = await app.create(
-            request_id=f"near-end-{uuid.uuid4().hex}",  # a new table on every call
-            game_id=three_five_eight.GAME_ID,
-            options={},
-            seats=players,
-            actor=Actor("matchmaker", Role.SERVICE.value),
-        )
-        table, rng = created.table, random.Random(7)
-        while len(table.state.records) < 18 - deals_left:
-            seat = table.game.turn(table.state).seats[0]
-            command = rng.choice(table.game.legal_commands(table.state, seat))
-            outcome = await app.submit(
-                table.table_id,
-                command,
-                request_id=f"near-end-{table.version}",
-                actor=Actor(players[seat], Role.PLAYER.value),
-                expected_version=table.version,
-            )
-            table = outcome.table
-    async with TableClient(stack.mm.table.target, token("clock", Role.SERVICE)) as service:
-        for seat in (1, 2):
-            await service.set_seat_control(table.table_id, seat, SEAT_CONTROL_COMPUTER)
-    return str(table.table_id)

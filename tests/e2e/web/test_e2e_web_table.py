@@ -6,7 +6,6 @@ the leak checker over every message the page received."""
 from __future__ import annotations
 
 import asyncio
-import os
 from pathlib import Path
 from typing import Any
 
@@ -18,31 +17,24 @@ from tests.e2e.web.conftest import (
     drive,
     drop_the_edge,
     leaks_seen_by_page,
-    near_end_358,
 )
 
 pytestmark = pytest.mark.e2e
 
 
-WHOLE_GAME = "KOZYR_WEB_WHOLE_GAME"
+DEALS = 18
+"""A 3-5-8 game's deals (docs/rules-three-five-eight.md)."""
 
 
-async def test_358_game_end_by_clicking(web_stack: WebStack, tmp_path: Path) -> None:
-    """The last deals of a game (the first ones played in-process: a whole game of
-    ~300 clicks takes ~70 s, too long for `make test`; WHOLE_GAME=1 runs the next test),
-    each decision clicked — contracts, gives, discards, cards — to the final result."""
-    table_id = await near_end_358(web_stack, "ana")
-    out = await drive(web_stack, "game358", tmp_path, player="ana", tableId=table_id)
-    await assert_game_played(web_stack, out, min_cards=20)
-
-
-@pytest.mark.skipif(
-    os.environ.get(WHOLE_GAME) != "1", reason=f"a whole game takes ~70 s: set {WHOLE_GAME}=1"
-)
 async def test_whole_358_game_by_clicking(web_stack: WebStack, tmp_path: Path) -> None:
-    """A private table opened from the lobby, played from the first deal to the end."""
+    """A private table opened from the lobby against two computers (think time 0), each
+    decision of the seat clicked — contracts, gives, discards, cards — from the first
+    deal to the final result (~300 clicks in ~15 s: drive.mjs waits for each turn
+    inside the page and clicks where the card is)."""
     out = await drive(web_stack, "game358", tmp_path, player="ana")
-    await assert_game_played(web_stack, out, min_cards=200)
+    await assert_game_played(web_stack, out, min_cards=DEALS * 10)
+    history = await web_stack.admin_history(out["tableId"])
+    assert sum(e.type == "DealScored" for e in history) == DEALS
 
 
 async def assert_game_played(stack: WebStack, out: dict[str, Any], min_cards: int) -> None:
@@ -87,6 +79,9 @@ async def test_refusal_in_romanian_and_reload_resumes(web_stack: WebStack, tmp_p
     assert after["tableId"] == before["tableId"] == out["tableId"]
     assert int(after["version"]) >= int(before["version"])
     assert out["afterHand"] > 0
+    reopened = out["reopened"]  # from the lobby, by its id
+    assert reopened["tableId"] == out["tableId"]
+    assert int(reopened["version"]) >= int(after["version"])
     if "afterReloadMove" in out:  # the reloaded page plays on
         assert int(out["final"]["version"]) > int(after["version"])
     if "pendingCard" in out:  # the edge went away on the seat's turn, and came back
@@ -125,9 +120,13 @@ async def test_khozor_signal_and_move(web_stack: WebStack, tmp_path: Path) -> No
     assert problems == []
 
 
-async def test_queue_to_a_table(web_stack: WebStack, tmp_path: Path) -> None:
+@pytest.mark.parametrize("clock_ahead", [176.0])
+async def test_queue_to_a_table_and_the_turn_clock(web_stack: WebStack, tmp_path: Path) -> None:
     """Join the queue (computers now): the ticket's stream through the edge seats the
-    player at a rated table, where hints are off."""
+    player at a rated table, where hints are off. There the turn clock: the time left on
+    the seat's turn counting down, the seat online by the page's heartbeats through the
+    edge, and — the clock service running 176 s ahead, so a 180 s turn runs out in 4 s —
+    the default move played for the seat when its time is up, nobody clicking."""
     out = await drive(web_stack, "queue", tmp_path, player="dana")
     ticket_answers = [
         r
@@ -139,7 +138,33 @@ async def test_queue_to_a_table(web_stack: WebStack, tmp_path: Path) -> None:
     assert views, "no view of the table"
     assert not any(v.get("hints_allowed") for v in views), "a queue's table allows no hints"
     assert out["hintHidden"]
+    first, later = out["clockFirst"], out["clockLater"]
+    assert first["text"] == f"Your time: {first['seconds']} s left", first
+    assert 170 <= int(first["seconds"]) <= 180, first  # a 180 s turn, on the wall clock
+    assert int(later["seconds"]) < int(first["seconds"]), (first, later)
+    assert later["turnNumber"] == first["turnNumber"], (first, later)
+    assert later["deadline"] == first["deadline"], "the same turn keeps its deadline"
+    assert out["ownSeat"].startswith("Seat ")
+    assert "person · online" in out["ownSeat"]
+    heartbeats = [r for r in out["received"] if r["method"].endswith("ClockService/Heartbeat")]
+    assert heartbeats, "the page sent no heartbeat"
+    assert "error" not in heartbeats[0], heartbeats[0]
+    # nobody clicked: the turn ended by the clock's ExpireTurn, a move of the seat's own
+    assert not [r for r in out["received"] if r["method"].endswith("/SubmitAction")]
+    assert int(out["afterExpiry"]["turnNumber"]) > int(first["turnNumber"])
+    seat = next(v["seat"] for v in views if "seat" in v)
+    history = await web_stack.admin_history(out["tableId"])
+    moves = [e for e in history if e.type in SEAT_MOVES and e.data.get("seat") == seat]
+    assert moves, "no move of the seat in the table's log"
+    if "clockNext" in out:  # the seat's next turn: a new deadline, counted from its start
+        following = out["clockNext"]
+        assert int(following["turnNumber"]) > int(first["turnNumber"])
+        assert int(following["deadline"]) > int(first["deadline"]), (first, following)
     problems, _ = await leaks_seen_by_page(
         web_stack, THREE_FIVE_EIGHT, out["tableId"], out["received"]
     )
     assert problems == []
+
+
+SEAT_MOVES = frozenset({"ContractChosen", "CardsDiscarded", "CardPlayed", "TalonTaken"})
+"""The 3-5-8 events of one seat's decision (its `seat` field)."""

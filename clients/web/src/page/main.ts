@@ -15,7 +15,7 @@ import { ActionSchema, Signal, type Action } from "../gen/kozyr/table/v1/actions
 import type { TableView } from "../gen/kozyr/table/v1/views_pb.js";
 import { createKozyr, errorDetails, errorText, newRequestId, TableSession, type Kozyr, type Received, type SessionEvent } from "../client/index.js";
 import { actionCards, actionLabel, cardAction, defaultMarks, hand, markedAction, marking, myTurn, playableCards, signalAction } from "./moves.js";
-import { byId, clockLine, moveButtons, renderGame, turnLine } from "./render.js";
+import { byId, clockLine, clockSeconds, moveButtons, renderGame, turnLine } from "./render.js";
 import { cardName, isRed, label, parseLang, type Label, type Lang } from "./texts.js";
 
 interface Config {
@@ -273,7 +273,9 @@ function openTable(tableId: string): void {
   state.marksTurn = -1n;
   history.replaceState(null, "", `${location.pathname}${location.search}#table=${encodeURIComponent(tableId)}`);
   byId("table-id-shown").textContent = tableId;
-  byId("table").dataset["tableId"] = tableId;
+  const shown = byId("table");
+  for (const key of Object.keys(shown.dataset)) delete shown.dataset[key]; // nothing of the last table
+  shown.dataset["tableId"] = tableId;
   show("table");
   say(label("connecting", lang()));
   const session = new TableSession(state.kozyr!, tableId, {
@@ -334,7 +336,7 @@ function render(): void {
   const turn = byId("turn");
   turn.textContent = turnLine(view, l);
   turn.classList.toggle("mine", myTurn(view));
-  byId("clock").textContent = clockLine(view, l);
+  showClock(view, l);
   renderGame(view, l);
   const turnNumber = view.turn?.number ?? 0n;
   if (turnNumber !== state.marksTurn) {
@@ -358,6 +360,17 @@ function render(): void {
     }
   }
   byId("hint").hidden = !(view.hintsAllowed && myTurn(view));
+}
+
+/** The turn clock, redrawn with every view and every second: its text, and the
+ * seconds and deadline as data (tests and assistive tools read them). */
+function showClock(view: TableView, l: Lang): void {
+  const clock = byId("clock");
+  const seconds = clockSeconds(view);
+  clock.textContent = clockLine(view, l);
+  clock.dataset["seconds"] = seconds === undefined ? "" : String(seconds);
+  clock.dataset["deadline"] = view.turn?.deadline && seconds !== undefined ? String(view.turn.deadline.seconds) : "";
+  clock.classList.toggle("mine", myTurn(view));
 }
 
 function renderHand(view: TableView, l: Lang): void {
@@ -464,7 +477,7 @@ async function boot(): Promise<void> {
     say("");
   });
   setInterval(() => {
-    if (state.view) byId("clock").textContent = clockLine(state.view, lang());
+    if (state.view) showClock(state.view, lang());
   }, 1000);
   const kept = sessionStorage.getItem(LOGIN_KEY);
   const browser = parseLang(new URLSearchParams(location.search).get("lang") ?? navigator.language);

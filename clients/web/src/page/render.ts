@@ -34,12 +34,21 @@ export function turnLine(view: TableView, lang: Lang): string {
   return `${label("waiting_for", lang)} ${waiting || "…"} · ${kind} · ${number}`;
 }
 
-/** Seconds before the table plays the default move ("" without a deadline). */
-export function clockLine(view: TableView, lang: Lang, now: Date = new Date()): string {
+/** Whole seconds before the table plays the turn's default move (the clock service
+ * calls ExpireTurn at the view's `turn.deadline`); undefined without a deadline or once
+ * the game is over. Counted on the browser's clock: a page never asks for the time. */
+export function clockSeconds(view: TableView, now: Date = new Date()): number | undefined {
   const deadline = view.turn?.deadline;
-  if (!deadline || view.finished) return "";
-  const seconds = Math.max(0, Math.ceil((timestampDate(deadline).getTime() - now.getTime()) / 1000));
-  return label("seconds_left", lang, { seconds });
+  if (!deadline || view.finished) return undefined;
+  return Math.max(0, Math.ceil((timestampDate(deadline).getTime() - now.getTime()) / 1000));
+}
+
+/** "You: 42 s left" on the seat's own turn, "42 s left" on another's ("" without a clock). */
+export function clockLine(view: TableView, lang: Lang, now: Date = new Date()): string {
+  const seconds = clockSeconds(view, now);
+  if (seconds === undefined) return "";
+  const left = label("seconds_left", lang, { seconds });
+  return myTurn(view) ? `${label("your_time", lang)}: ${left}` : left;
 }
 
 function seatState(view: TableView, seat: number, lang: Lang): string {

@@ -49,6 +49,7 @@ const LABELS = {
   waiting_for: { en: "Waiting for", ro: "Se așteaptă", it: "In attesa di" },
   turn: { en: "Turn", ro: "Tura", it: "Turno" },
   seconds_left: { en: "{seconds} s left", ro: "{seconds} s rămase", it: "{seconds} s rimasti" },
+  your_time: { en: "Your time", ro: "Timpul tău", it: "Il tuo tempo" },
   game_over: { en: "GAME OVER", ro: "JOC TERMINAT", it: "PARTITA FINITA" },
   table: { en: "Table", ro: "Masa", it: "Tavolo" },
   seats: { en: "Seats", ro: "Locuri", it: "Posti" },

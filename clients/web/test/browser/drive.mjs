@@ -24,12 +24,23 @@ async function shot(page, name) {
   out.shots.push(path);
 }
 
+/** Everything the page's client received (`?record=1`), as one JSON string: playwright
+ * copies a string at once, where an object graph of a game's ~1300 views took 4 s. */
 async function received(page) {
-  out.received.push(...(await page.evaluate(() => window.kozyrReceived ?? [])));
+  out.received.push(...JSON.parse(await page.evaluate(() => JSON.stringify(window.kozyrReceived ?? []))));
 }
 
 async function table(page) {
   return page.evaluate(() => ({ ...document.getElementById("table").dataset }));
+}
+
+/** The turn clock as shown: its text, its seconds and deadline, the turn it is for. */
+async function clock(page) {
+  return page.evaluate(() => {
+    const c = document.getElementById("clock");
+    const t = document.getElementById("table").dataset;
+    return { text: c.textContent, seconds: c.dataset.seconds, deadline: c.dataset.deadline, turnNumber: t.turnNumber };
+  });
 }
 
 async function status(page) {
@@ -59,12 +70,15 @@ async function openPrivate(page, game) {
   note(`table ${shown.tableId} at v${shown.version}`);
 }
 
+/** The lobby's "open a table by its id", typed and sent with Enter (its label in any
+ * of the page's languages). */
 async function openById(page, tableId) {
-  await page.getByLabel("Open a table by its id").fill(tableId);
+  await page.getByLabel(/Open a table by its id|Deschide o masă după id|Apri un tavolo dal suo id/).fill(tableId);
   await page.keyboard.press("Enter");
   await page.waitForSelector("#table[data-version]", { timeout: STEP_MS });
-  out.tableId = (await table(page)).tableId;
-  note(`table ${tableId} opened by its id at v${(await table(page)).version}`);
+  const shown = await table(page);
+  note(`table ${shown.tableId} opened by its id at v${shown.version}`);
+  return shown;
 }
 
 /** Wait until it is this seat's turn or the game is over; false when over. */
@@ -99,6 +113,83 @@ async function clickMove(page) {
   const said = await status(page);
   if (said.kind === "error") throw new Error(`the table refused ${what}: ${said.text}`);
   return what;
+}
+
+/** The seat's next move, found inside the page once the turn `after` is over: the page
+ * watched (a MutationObserver, no polling) until it shows the seat's turn, the game's
+ * end or a refusal; the thing to click (a playable card, else the first listed move)
+ * scrolled into view, and where its centre is. One round trip per move, where
+ * playwright's locators take six or more (clickMove). A click of `aimed` (the last
+ * target) that hit no button at all (a view redrawn between aiming and clicking moved
+ * it) is seen at once — the page's click listener (`watchClicks`) says what was hit —
+ * and the target is aimed at again (`missed`). */
+async function nextMove(page, after, aimed = "") {
+  const found = await page.evaluate(
+    ([after, aimed, stepMs]) =>
+      new Promise((resolve) => {
+        const aim = (t, card, target) => {
+          target.scrollIntoView({ block: "center" });
+          const box = target.getBoundingClientRect();
+          window.kozyrLastClick = undefined;
+          return {
+            turnNumber: t.turnNumber,
+            what: card ? `card ${card.dataset.card}` : `move ${target.textContent}`,
+            x: box.x + box.width / 2,
+            y: box.y + box.height / 2,
+          };
+        };
+        const look = () => {
+          const t = document.getElementById("table").dataset;
+          const status = document.getElementById("status");
+          if (status.dataset.kind === "error") return { refused: status.textContent };
+          // no button hit: nothing was sent, so clicking again is safe (a button hit,
+          // the aimed one or another, sent its move: the table answers it)
+          const last = window.kozyrLastClick;
+          const missed = t.turnNumber === after && aimed && (last === undefined || last === "nothing");
+          if (t.turnNumber === after && !missed) return undefined;
+          if (t.finished === "true") return { finished: true };
+          if (t.myTurn !== "true") return undefined;
+          const card = document.querySelector("#hand .card.playable:not([aria-pressed])");
+          const target = card ?? document.querySelector("#moves button");
+          if (!target) return undefined;
+          return { ...aim(t, card, target), ...(missed ? { missed: last ?? "nothing" } : {}) };
+        };
+        const now = look();
+        if (now) return resolve(now);
+        const observer = new MutationObserver(() => {
+          const seen = look();
+          if (!seen) return;
+          observer.disconnect();
+          clearTimeout(timer);
+          resolve(seen);
+        });
+        const timer = setTimeout(() => {
+          observer.disconnect();
+          resolve({ timedOut: document.getElementById("table").dataset.turnNumber });
+        }, stepMs);
+        observer.observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });
+      }),
+    [after, aimed, STEP_MS],
+  );
+  if (found.refused) throw new Error(`the table refused a move: ${found.refused}`);
+  if (found.timedOut) throw new Error(`no turn of the seat after turn ${after} in ${STEP_MS} ms`);
+  return found;
+}
+
+/** Record in the page what each click lands on (`window.kozyrLastClick`, as nextMove
+ * names its targets), for nextMove to see a click that missed. */
+async function watchClicks(page) {
+  await page.evaluate(() =>
+    document.addEventListener(
+      "click",
+      (event) => {
+        const button = event.target instanceof Element ? event.target.closest("button") : null;
+        const card = button?.dataset.card;
+        window.kozyrLastClick = !button ? "nothing" : card ? `card ${card}` : `move ${button.textContent}`;
+      },
+      true,
+    ),
+  );
 }
 
 /** Ask pytest (which waits for `name` in the shots folder's parent) to act, and wait
@@ -141,25 +232,27 @@ async function dropAndReconnect(page) {
 }
 
 const scenarios = {
-  /** A 3-5-8 game played to its end against two computers, every move a click: a
-   * private table from the lobby (the whole game), or `args.tableId` opened by its id
-   * (a table a few deals from its end). */
+  /** A 3-5-8 game played to its end against two computers, every move a click, from
+   * a private table opened in the lobby. */
   async game358(page) {
     await logIn(page, args.player, "en");
-    if (args.tableId) await openById(page, args.tableId);
-    else await openPrivate(page, "358");
+    await openPrivate(page, "358");
+    await watchClicks(page);
     let clicks = 0;
     const kinds = {};
-    while (await awaitTurn(page)) {
+    out.missed = [];
+    for (let move = await nextMove(page, ""); !move.finished; move = await nextMove(page, move.turnNumber, move.what)) {
       if (clicks === 0) await shot(page, "first-turn");
-      const what = await clickMove(page);
-      const kind = what.split(" ")[0];
+      if (move.missed) out.missed.push(`${move.missed} (turn ${move.turnNumber})`);
+      await page.mouse.click(move.x, move.y); // a person's click where the card or move is
+      if (move.missed) continue;
+      const kind = move.what.split(" ")[0];
       kinds[kind] = (kinds[kind] ?? 0) + 1;
       clicks += 1;
       if (clicks === 40) await shot(page, "mid-game");
       if (clicks % 50 === 0) note(`${clicks} clicks, v${(await table(page)).version}`);
     }
-    note(`game over after ${clicks} clicks`);
+    note(`game over after ${clicks} clicks${out.missed.length ? `, clicked again: ${out.missed.join(", ")}` : ""}`);
     await shot(page, "game-over");
     out.clicks = clicks;
     out.kinds = kinds;
@@ -169,7 +262,11 @@ const scenarios = {
   },
 
   /** The queue: matchmaking's ticket watched through the edge (WatchTicket) until it
-   * names a table, computers taking the free seats (the box ticked); one move. */
+   * names a table, computers taking the free seats (the box ticked). Then the turn
+   * clock, with the clock service running `clock_ahead` seconds early: on the seat's
+   * turn it shows the time left and counts down, the seat shows online (the page's
+   * heartbeats), and nobody clicks: the clock plays the default move when the time is
+   * up, and the seat's next turn shows a new deadline. */
   async queue(page) {
     await logIn(page, args.player, "en");
     await page.check('input[name="game"][value="358"]');
@@ -178,9 +275,38 @@ const scenarios = {
     await page.waitForSelector("#table[data-version]", { timeout: STEP_MS });
     out.tableId = (await table(page)).tableId;
     note(`queued, seated at ${out.tableId}`);
-    if (await awaitTurn(page)) out.move = await clickMove(page);
     out.hintHidden = await page.locator("#hint").isHidden();
-    await shot(page, "from-the-queue");
+    await page.waitForSelector('#seats li.me:has-text("online")', { timeout: STEP_MS });
+    out.ownSeat = await page.textContent("#seats li.me");
+    // a turn of the seat seen counting down (on a loaded machine the page may see a
+    // turn too late to watch a second go by before the clock ends it: then the next)
+    for (let turns = 0; !out.clockLater; turns++) {
+      if (turns === 3 || !(await awaitTurn(page))) throw new Error("no turn of the seat seen counting down");
+      out.clockFirst = await clock(page);
+      const ticked = await page.waitForFunction(
+        ({ seconds, turn }) => {
+          const c = document.getElementById("clock").dataset;
+          const now = document.getElementById("table").dataset.turnNumber;
+          if (now !== turn) return "turn over";
+          return Number(c.seconds) < seconds ? "ticked" : false;
+        },
+        { seconds: Number(out.clockFirst.seconds), turn: out.clockFirst.turnNumber },
+        { timeout: STEP_MS },
+      );
+      if ((await ticked.jsonValue()) === "ticked") out.clockLater = await clock(page);
+    }
+    note(`clock ${out.clockFirst.text} → ${out.clockLater.text}; seat: ${out.ownSeat}`);
+    await shot(page, "turn-clock");
+    await page.waitForFunction(
+      (turn) => document.getElementById("table").dataset.turnNumber !== turn,
+      out.clockFirst.turnNumber,
+      { timeout: STEP_MS },
+    );
+    out.afterExpiry = await table(page);
+    note(`turn ${out.clockFirst.turnNumber} ran out: now turn ${out.afterExpiry.turnNumber}`);
+    if (await awaitTurn(page)) out.clockNext = await clock(page);
+    note(`the seat's next turn: ${JSON.stringify(out.clockNext)}`);
+    await shot(page, "next-turn-clock");
     await received(page);
   },
 
@@ -223,6 +349,10 @@ const scenarios = {
     note(`reloaded at v${before.version}, shown again at v${out.after.version}`);
     await shot(page, "after-reload");
     if (await awaitTurn(page)) out.afterReloadMove = await clickMove(page);
+    // back to the lobby, and the same table again by its id (the lobby's form)
+    await page.click("#leave");
+    await page.waitForSelector("body[data-screen=lobby]");
+    out.reopened = await openById(page, out.tableId);
     out.final = await table(page);
     if (args.drop) await dropAndReconnect(page);
     await received(page);
