@@ -52,7 +52,7 @@ import shlex
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -597,7 +597,23 @@ def compose_nats_problems(model: Doc) -> Problems:
     limits = ((nats.get("deploy") or {}).get("resources") or {}).get("limits") or {}
     gomemlimit = (nats.get("environment") or {}).get("GOMEMLIMIT")
     jetstream = jetstream_limits(conf)
-    return nats_memory_problems("compose: nats", limits.get("memory"), gomemlimit, jetstream, None)
+    return nats_memory_problems(
+        "compose: nats", limits.get("memory"), gomemlimit, jetstream, None
+    ) + nats_password_problems("compose: nats", nats.get("environment") or {})
+
+
+def nats_password_problems(where: str, env: Mapping[str, Any]) -> Problems:
+    """Each user's password reaches nats-server in double quotes. The server parses a
+    variable's value as a configuration value (rights.conf: `password: $KOZYR_NATS_…`),
+    so unquoted a password like `12-ab…` is a date to it, `-ab…` a number and `true` a
+    boolean: it refuses to start, for one random password in a few dozen."""
+    return [
+        f"{where}: {name} must hold the password in double quotes ('\"…\"'): "
+        "nats-server parses it as a configuration value"
+        for name, value in sorted(env.items())
+        if name.startswith("KOZYR_NATS_") and name.endswith("_PASSWORD")
+        and not (isinstance(value, str) and len(value) > 1 and value[0] == value[-1] == '"')
+    ]  # fmt: skip
 
 
 def check_compose(root: Path) -> Problems:
@@ -875,6 +891,7 @@ def k8s_nats_problems(docs: list[Doc]) -> Problems:
             where = f"{_label(doc)} container {container.get('name')}"
             jetstream = jetstream_limits(conf)
             problems += nats_memory_problems(where, limit, env.get("GOMEMLIMIT"), jetstream, volume)
+            problems += nats_password_problems(where, env)
     return problems
 
 

@@ -281,6 +281,22 @@ BREAKAGES = {
         "",
         "nats-values.yaml: NATS needs GOMEMLIMIT (else it sizes itself from the host)",
     ),
+    # a NATS password unquoted in the server's environment: `12-ab…` stops the server
+    "compose-nats-password-unquoted": (
+        "compose",
+        "docker-compose.yml",
+        "KOZYR_NATS_BOTS_PASSWORD: '\"${KOZYR_NATS_BOTS_PASSWORD:?",
+        "KOZYR_NATS_BOTS_PASSWORD: ${KOZYR_NATS_BOTS_PASSWORD:?",
+        "compose: nats: KOZYR_NATS_BOTS_PASSWORD must hold the password in double quotes",
+    ),
+    # (the closing quote left in place above: the value is then `…"`, unquoted still)
+    "k8s-nats-password-from-the-secret": (
+        "k8s",
+        "deploy/k8s/overlays/dev/nats.yaml",
+        "- {name: KOZYR_NATS_CLOCK_PASSWORD, value: '\"$(NATS_CLOCK_SECRET)\"'}",
+        "- {name: KOZYR_NATS_CLOCK_PASSWORD, value: '$(NATS_CLOCK_SECRET)'}",
+        "container nats: KOZYR_NATS_CLOCK_PASSWORD must hold the password in double quotes",
+    ),
     # issue 23: a gRPC port published on every interface
     "compose-published-everywhere": (
         "compose",
