@@ -29,13 +29,18 @@ def invalid_request_id() -> InvalidArgument:
     )
 
 
-def invalid_game() -> InvalidArgument:
+def invalid_game(games: list[str]) -> InvalidArgument:
+    """`games`: the ids of the registered games, named by their `Game` value."""
+    names = [f"GAME_{game.upper()}" for game in games]
+    listed = {"en": " or ", "ro": " sau ", "it": " o "}
+    choice = {lang: ", ".join(names[:-1]) + word + names[-1] if len(names) > 1 else "".join(names)
+              for lang, word in listed.items()}  # fmt: skip
     return InvalidArgument(
         "INVALID_GAME",
         Texts(
-            en="Choose a game: GAME_THREE_FIVE_EIGHT or GAME_KHOZOR_TEAMS.",
-            ro="Alegeți un joc: GAME_THREE_FIVE_EIGHT sau GAME_KHOZOR_TEAMS.",
-            it="Scegli un gioco: GAME_THREE_FIVE_EIGHT o GAME_KHOZOR_TEAMS.",
+            en=f"Choose a game: {choice['en']}.",
+            ro=f"Alegeți un joc: {choice['ro']}.",
+            it=f"Scegli un gioco: {choice['it']}.",
         ),
     )
 
@@ -51,15 +56,18 @@ def options_game_mismatch() -> InvalidArgument:
     )
 
 
-def invalid_turn_seconds(value: int) -> InvalidArgument:
+def invalid_option(name: str, value: int | bool, low: int, high: int) -> InvalidArgument:
+    """A game option outside its bounds (`GameInfo.options`; a flag is never refused)."""
+    words = name.split("_")
+    key = words[0] + "".join(w.title() for w in words[1:])
     return InvalidArgument(
-        "INVALID_TURN_SECONDS",
+        f"INVALID_{name.upper()}",
         Texts(
-            en=f"turn_seconds must be 0 (the default) or 10 to 3600 (got {value}).",
-            ro=f"turn_seconds trebuie să fie 0 (implicit) sau între 10 și 3600 (primit {value}).",
-            it=f"turn_seconds deve essere 0 (predefinito) o tra 10 e 3600 (ricevuto {value}).",
+            en=f"{name} must be 0 (the default) or {low} to {high} (got {value}).",
+            ro=f"{name} trebuie să fie 0 (implicit) sau între {low} și {high} (primit {value}).",
+            it=f"{name} deve essere 0 (predefinito) o tra {low} e {high} (ricevuto {value}).",
         ),
-        metadata={"turnSeconds": str(value)},
+        metadata={key: str(value)},
     )
 
 
