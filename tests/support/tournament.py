@@ -33,6 +33,7 @@ from kozyr.bots.knowledge import HistoryEntry, Knowledge
 from kozyr.bots.levels import Level, choose, turn_moves
 from kozyr.bots.search import Budget
 from kozyr.eventstore import RecordedEvent
+from kozyr.games.catalogue import game_by_id
 from kozyr.table.actions import command_from_action
 from kozyr.table.shown import table_view
 from kozyr.tables import model
@@ -112,7 +113,7 @@ def start(
     game_id: str, players: Sequence[str], seed: int, options: dict[str, Any] | None = None
 ) -> Game:
     chance = random.Random(seed)
-    seats = (COMPUTER,) * SEATS[game_id]
+    seats = (COMPUTER,) * game_by_id(game_id).info.seats
     created = TableCreated(f"duplicate-{seed}", game_id, options or {}, seats)
     table = model.start(created)
     game = Game(game_id, tuple(players), table, [[] for _ in players], chance)

@@ -15,6 +15,12 @@ same move, and the table's request-id idempotency never sees two different moves
 - `normal` — rules of thumb per game (`kozyr.bots.three_five_eight`, `kozyr.bots.khozor`).
 - `hard` — perfect-information Monte Carlo over the hidden cards (`kozyr.bots.search`,
   `kozyr.bots.hard_three_five_eight`, `kozyr.bots.hard_khozor`).
+
+Which levels a game has, and who plays them, is the game's to say (`GameInfo.levels`):
+a level with a player of the game's own is played by it, on the view and the listed
+moves as neutral data (`kozyr.client.games`); a level mapped to None by this service's
+player of that game (the two games above, whose players read the proto view); a level
+the game does not offer is played by the nearest weaker one it does (else the weakest).
 """
 
 from __future__ import annotations
@@ -25,6 +31,8 @@ from kozyr.api.table.v1 import actions_pb2, views_pb2
 from kozyr.bots import hard_khozor, hard_three_five_eight, khozor, three_five_eight
 from kozyr.bots.knowledge import Knowledge, knowledge
 from kozyr.bots.search import Budget
+from kozyr.client.games import UnknownGame, move_of, neutral_view, plugin_of
+from kozyr.games.info import LEVELS, ComputerPlayer
 
 
 class Level(StrEnum):
@@ -60,6 +68,10 @@ def choose(
     moves = turn_moves(view)
     if not moves:
         raise NoMove(view.table_id)
+    offered, player = game_level(view, level)
+    if player is not None:
+        return moves[player(neutral_view(view), [move_of(m) for m in moves])]
+    level = offered
     game = view.WhichOneof("game_view")
     if level is Level.HARD:
         seen = known if known is not None else knowledge(view, [])
@@ -74,3 +86,16 @@ def choose(
     if game == "khozor_teams" and level is not Level.EASY:
         return khozor.normal(view.khozor_teams, moves)
     return moves[0]
+
+
+def game_level(view: views_pb2.TableView, level: Level) -> tuple[Level, ComputerPlayer | None]:
+    """The level the view's game plays for `level` (`GameInfo.levels`: the nearest weaker
+    one it offers, else its weakest) and that level's own player, None when this
+    service plays it. A game this process does not know: `level`, no player of its own."""
+    try:
+        offered = plugin_of(view).info.levels
+    except UnknownGame:
+        return level, None
+    at_most = [name for name in LEVELS[: LEVELS.index(level) + 1] if name in offered]
+    name = at_most[-1] if at_most else next(n for n in LEVELS if n in offered)
+    return Level(name), offered[name]

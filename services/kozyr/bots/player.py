@@ -31,7 +31,7 @@ from kozyr.api.common.v1 import seats_pb2
 from kozyr.api.table.v1 import actions_pb2, views_pb2
 from kozyr.bots.khozor import signal_toggles
 from kozyr.bots.knowledge import Knowledge, deal_began, knowledge
-from kozyr.bots.levels import Level, NoMove, choose
+from kozyr.bots.levels import Level, NoMove, choose, game_level
 from kozyr.bots.metrics import DECISION_SECONDS, MOVES, REFUSED
 from kozyr.bots.search import DEFAULT_BUDGET_MS, Budget
 from kozyr.client.caller import ServiceCaller
@@ -127,7 +127,8 @@ class Player:
             view = await self._signal(table_id, turn, seat, view)
         level = seat_level(view, seat, self._level)
         known = None
-        if level is Level.HARD:
+        offered, own_player = game_level(view, level)
+        if offered is Level.HARD and own_player is None:  # the search reads the history
             async with asyncio.timeout(CALL_SECONDS):
                 known = await self._knowledge(table_id, seat, view)
         try:
