@@ -39,11 +39,19 @@ def info_of(game_id: str) -> GameInfo:
     return plugin_by_id(game_id).info
 
 
+def game_words() -> str:
+    """The games a person may name, by their short words in the order of their numbers:
+    "358 or khozor" (what `kozyr play --game` takes)."""
+    words = [p.info.short for p in sorted(registered(), key=lambda p: p.code)]
+    return ", ".join(words[:-1]) + " or " + words[-1] if len(words) > 1 else "".join(words)
+
+
 __all__ = [
     "BUILT_IN",
     "UnknownGame",
     "game_by_code",
     "game_by_id",
+    "game_words",
     "info_of",
     "plugin_by_word",
     "registered",

@@ -79,6 +79,8 @@ class GameInfo:
       bots service's own player of the game (the two games the platform was built
       with, whose players still read the proto view).
     - `about`: one line describing the game to a player choosing one.
+    - `turn_names`: each kind of turn (`Turn.kind`) by its name for players ("Play a
+      card"); a client shows the kind itself for one not named.
     """
 
     name: Texts
@@ -91,6 +93,7 @@ class GameInfo:
     levels: Mapping[str, ComputerPlayer | None] = field(
         default_factory=lambda: dict.fromkeys(LEVELS, first_listed)
     )
+    turn_names: Mapping[str, Texts] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.seats < 1:
@@ -125,6 +128,11 @@ class GameInfo:
             if seat in side:
                 return index
         raise ValueError(f"no seat {seat} in a game of {self.seats}")
+
+    def turn_name(self, kind: str, lang: str) -> str:
+        """A turn kind's name in `lang` (the kind itself when the game names it not)."""
+        texts = self.turn_names.get(kind)
+        return texts[lang] if texts is not None else kind
 
     def option(self, name: str) -> GameOption | None:
         """The option of that name, or None when the game has none."""

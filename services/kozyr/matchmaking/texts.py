@@ -32,15 +32,17 @@ def invalid_request_id() -> InvalidArgument:
 def invalid_game(games: list[str]) -> InvalidArgument:
     """`games`: the ids of the registered games, named by their `Game` value."""
     names = [f"GAME_{game.upper()}" for game in games]
-    listed = {"en": " or ", "ro": " sau ", "it": " o "}
-    choice = {lang: ", ".join(names[:-1]) + word + names[-1] if len(names) > 1 else "".join(names)
-              for lang, word in listed.items()}  # fmt: skip
+    head, last = ", ".join(names[:-1]), names[-1] if names else ""
+
+    def listed(word: str) -> str:
+        return f"{head} {word} {last}" if head else last
+
     return InvalidArgument(
         "INVALID_GAME",
         Texts(
-            en=f"Choose a game: {choice['en']}.",
-            ro=f"Alegeți un joc: {choice['ro']}.",
-            it=f"Scegli un gioco: {choice['it']}.",
+            en=f"Choose a game: {listed('or')}.",
+            ro=f"Alegeți un joc: {listed('sau')}.",
+            it=f"Scegli un gioco: {listed('o')}.",
         ),
     )
 
@@ -57,17 +59,18 @@ def options_game_mismatch() -> InvalidArgument:
 
 
 def invalid_option(name: str, value: int | bool, low: int, high: int) -> InvalidArgument:
-    """A game option outside its bounds (`GameInfo.options`; a flag is never refused)."""
-    words = name.split("_")
-    key = words[0] + "".join(w.title() for w in words[1:])
+    """A game's option outside its bounds (`GameInfo.options`; a flag is never refused):
+    `INVALID_TURN_SECONDS` for the turn's clock, every game's; `INVALID_GAME_OPTION`
+    (metadata `option`) for any other."""
+    texts = Texts(
+        en=f"{name} must be 0 (the default) or {low} to {high} (got {value}).",
+        ro=f"{name} trebuie să fie 0 (implicit) sau între {low} și {high} (primit {value}).",
+        it=f"{name} deve essere 0 (predefinito) o tra {low} e {high} (ricevuto {value}).",
+    )
+    if name == "turn_seconds":
+        return InvalidArgument("INVALID_TURN_SECONDS", texts, metadata={"turnSeconds": str(value)})
     return InvalidArgument(
-        f"INVALID_{name.upper()}",
-        Texts(
-            en=f"{name} must be 0 (the default) or {low} to {high} (got {value}).",
-            ro=f"{name} trebuie să fie 0 (implicit) sau între {low} și {high} (primit {value}).",
-            it=f"{name} deve essere 0 (predefinito) o tra {low} e {high} (ricevuto {value}).",
-        ),
-        metadata={key: str(value)},
+        "INVALID_GAME_OPTION", texts, metadata={"option": name, "value": str(value)}
     )
 
 

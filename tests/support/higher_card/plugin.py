@@ -80,6 +80,10 @@ INFO = GameInfo(
         it="Due giocatori; la carta più alta vince ogni mano.",
     ),
     levels=dict.fromkeys(LEVELS, first_listed),
+    turn_names={
+        "play": Texts(en="Play a card", ro="Joacă o carte", it="Gioca una carta"),
+        "chance": Texts(en="The table deals", ro="Masa împarte", it="Il tavolo distribuisce"),
+    },
 )
 """Two seats, each for itself, a party of two fills the table; every level plays the
 first listed move (the trivial legal-move player)."""

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 
 from kozyr.api.common.v1 import cards_pb2
 from kozyr.api.table.v1 import actions_pb2, views_pb2
+from kozyr.client.games import game_view
 from kozyr.games.three_five_eight.model import Contract
 
 CARD_MOVES = {
@@ -47,17 +48,11 @@ class Selection:
     move: actions_pb2.Action | None = None
 
 
-def game_view(
-    view: views_pb2.TableView,
-) -> views_pb2.ThreeFiveEightView | views_pb2.KhozorTeamsView:
-    """The game's own part of a view (3-5-8 or Khözör)."""
-    if view.HasField("khozor_teams"):
-        return view.khozor_teams
-    return view.three_five_eight
-
-
 def hand(view: views_pb2.TableView) -> list[str]:
-    return list(game_view(view).hand)
+    """The seat's cards: the `hand` of the game's own view (none for a game without)."""
+    if view.WhichOneof("game_view") is None:
+        return []
+    return list(getattr(game_view(view), "hand", ()))
 
 
 def is_mine(view: views_pb2.TableView) -> bool:

@@ -13,6 +13,7 @@ from kozyr.api.common.v1 import seats_pb2
 from kozyr.api.table.v1 import actions_pb2, views_pb2
 from kozyr.cli.play import controls
 from kozyr.cli.play.texts import label
+from kozyr.client.games import UnknownGame, plugin_of
 from kozyr.games.cards import CardParseError, parse_card
 from kozyr.games.khozor_teams import texts as khozor_texts
 from kozyr.games.three_five_eight import texts as tfe_texts
@@ -101,10 +102,11 @@ def catalogue_name(catalogue: Mapping[str, Texts], key: str, lang: Lang) -> str:
 
 
 def turn_kind_name(view: views_pb2.TableView, lang: Lang) -> str:
-    catalogue = (
-        khozor_texts.TURN_KIND_NAMES if view.HasField("khozor_teams") else tfe_texts.TURN_KIND_NAMES
-    )
-    return catalogue_name(catalogue, view.turn.kind, lang)
+    """The turn's kind by the game's name for it (`GameInfo.turn_names`)."""
+    try:
+        return plugin_of(view).info.turn_name(view.turn.kind, lang)
+    except UnknownGame:
+        return view.turn.kind
 
 
 def turn_line(view: views_pb2.TableView, lang: Lang, now: datetime) -> Text:

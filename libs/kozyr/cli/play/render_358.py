@@ -16,6 +16,9 @@ from kozyr.texts import Lang
 CONTRACT_ORDER = ("S", "H", "D", "C", "NT", "MT")
 SHORT = {"S": "♠", "H": "♥", "D": "♦", "C": "♣", "NT": "NT", "MT": "MT"}
 
+GAME_VIEW = "three_five_eight"
+"""The field of `TableView.game_view` this module draws."""
+
 
 def contracts_left(game: views_pb2.ThreeFiveEightView, seat: int) -> list[str]:
     """The contracts `seat` has not declared yet in this game, in the rules' order."""

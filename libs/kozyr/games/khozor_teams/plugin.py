@@ -10,6 +10,7 @@ from typing import Any
 from kozyr.games import khozor_teams as g
 from kozyr.games.info import LEVELS, GameInfo, GameOption
 from kozyr.games.khozor_teams.model import TURN_SECONDS_MAX, TURN_SECONDS_MIN
+from kozyr.games.khozor_teams.texts import TURN_KIND_NAMES
 from kozyr.games.plugin import (
     AuditProfile,
     CardPlaces,
@@ -175,6 +176,7 @@ INFO = GameInfo(
     teams=(g.Team.A.seats, g.Team.B.seats),
     options=(GameOption("turn_seconds", low=TURN_SECONDS_MIN, high=TURN_SECONDS_MAX),),
     levels=dict.fromkeys(LEVELS),
+    turn_names=TURN_KIND_NAMES,
 )
 
 PLUGIN: GamePlugin[g.State, g.Command, g.Event] = GamePlugin(

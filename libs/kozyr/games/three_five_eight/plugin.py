@@ -29,6 +29,7 @@ from kozyr.games.plugin import (
     seat_list,
 )
 from kozyr.games.three_five_eight.options import TURN_SECONDS_MAX, TURN_SECONDS_MIN
+from kozyr.games.three_five_eight.texts import TURN_KIND_NAMES
 from kozyr.texts import Texts
 
 CODE = 1
@@ -237,6 +238,7 @@ INFO = GameInfo(
         GameOption("turn_seconds", low=TURN_SECONDS_MIN, high=TURN_SECONDS_MAX),
     ),
     levels=dict.fromkeys(LEVELS),
+    turn_names=TURN_KIND_NAMES,
 )
 
 PLUGIN: GamePlugin[g.State, g.Command, g.Event] = GamePlugin(
