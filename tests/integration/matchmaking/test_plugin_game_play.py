@@ -6,7 +6,7 @@ the app driven by Textual's pilot."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 
 import pytest
 
@@ -43,6 +43,10 @@ def _turn(app: PlayApp) -> int:
     return app.view.turn.number if app.view is not None and not app.view.finished else -1
 
 
+def _moved_on(app: PlayApp, turn: int) -> Callable[[], bool]:
+    return lambda: _turn(app) != turn
+
+
 async def test_kozyr_play_draws_and_plays_a_game_it_has_no_code_for(
     matchmaking: RunningMatchmaking, tables: RunningTableService, bots: RunningBots
 ) -> None:
@@ -67,7 +71,7 @@ async def test_kozyr_play_draws_and_plays_a_game_it_has_no_code_for(
                 break
             turn = app.view.turn.number
             await pilot.press("enter")  # the selection starts on a legal move
-            await until(pilot, lambda: _turn(app) != turn)
+            await until(pilot, _moved_on(app, turn))
             plays += 1
         assert plays == rules.DEALS * rules.HAND  # every card of hers played by a key
         assert "JOC TERMINAT" in screen_text(app, "turn")
