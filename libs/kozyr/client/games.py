@@ -16,11 +16,19 @@ from google.protobuf import descriptor_pool, json_format, message_factory
 from google.protobuf.message import Message
 
 from kozyr.api.table.v1 import actions_pb2, views_pb2
-from kozyr.games.catalogue import UnknownGame, game_by_code
+from kozyr.games.catalogue import UnknownGame, game_by_code, registered
 from kozyr.games.info import Move
 from kozyr.games.plugin import AnyPlugin
 
-__all__ = ["UnknownGame", "game_view", "move_of", "neutral_view", "plugin_of"]
+__all__ = [
+    "UnknownGame",
+    "game_view",
+    "move_of",
+    "neutral_view",
+    "plugin_of",
+    "registered",
+    "set_game_options",
+]
 
 
 def plugin_of(view: views_pb2.TableView) -> AnyPlugin:
@@ -68,3 +76,15 @@ def move_of(action: actions_pb2.Action) -> Move:
     if kind is None:
         raise ValueError("an action with no move")
     return kind, _data(getattr(action, kind))
+
+
+def set_game_options(request: Message, options: Message) -> None:
+    """Put a game's options message into the `options` oneof field of its type of a
+    request (CreateTable, EnterQueue, CreatePrivateTable): any game's, by its type."""
+    for field in request.DESCRIPTOR.oneofs_by_name["options"].fields:
+        if field.message_type is not None and field.message_type is options.DESCRIPTOR:
+            getattr(request, field.name).CopyFrom(options)
+            return
+    raise ValueError(
+        f"{request.DESCRIPTOR.name} has no options field of {options.DESCRIPTOR.full_name}"
+    )

@@ -119,7 +119,7 @@ async def test_a_party_too_big_or_options_of_another_game_are_refused(
     with pytest.raises(grpc.aio.AioRpcError) as mismatch:
         await matchmaking.client("otto").enter_queue(
             CODE,  # type: ignore[arg-type]
-            three_five_eight=table_pb.ThreeFiveEightOptions(turn_seconds=30),
+            options=table_pb.ThreeFiveEightOptions(turn_seconds=30),  # any game's, by type
         )
     assert error_reason(mismatch.value) == "OPTIONS_GAME_MISMATCH"
 
