@@ -4,7 +4,7 @@ Each game package builds its `GamePlugin` next to its rules and registers it on 
 (like OpenSpiel's `pyspiel.register_game`); the table library, the table service, the
 auditor and the client look games up here and hold no game-specific code. Adding a game
 is writing its rules and its plugin — not one line of the service changes (the test-only
-game in tests/support/higher_card proves it).
+game of tests/support proves it).
 
 The plugin speaks the wire only as neutral data, because this package imports no I/O
 library and nothing of kozyr but itself (no protobuf): a move is the name of its field in

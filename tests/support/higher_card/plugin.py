@@ -71,7 +71,7 @@ STEP_TEXTS: Mapping[str, Text] = {
 
 INFO = GameInfo(
     name=Texts(en="Higher card", ro="Cartea mai mare", it="Carta più alta"),
-    short="higher",
+    short="highcard",
     seats=g.SEATS,
     party_max=g.SEATS,
     about=Texts(
