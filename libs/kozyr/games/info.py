@@ -81,6 +81,13 @@ class GameInfo:
     - `about`: one line describing the game to a player choosing one.
     - `turn_names`: each kind of turn (`Turn.kind`) by its name for players ("Play a
       card"); a client shows the kind itself for one not named.
+    - `choice_names`: the values a move carries that are not cards — the names of the
+      wire's enum values ("CONTRACT_SPADES", "SIGNAL_THREE_SET") — by their names for
+      players; how a client words such a move.
+    - `choices`: the turn kinds whose decision is not about cards, each with every
+      choice a client shows on its row, the illegal ones too (3-5-8's six contracts,
+      used ones included: the table says why one is refused) — or `()`: the moves the
+      view lists (Khözör's opener seats on offer). Any other turn: the hand is the row.
     """
 
     name: Texts
@@ -94,6 +101,8 @@ class GameInfo:
         default_factory=lambda: dict.fromkeys(LEVELS, first_listed)
     )
     turn_names: Mapping[str, Texts] = field(default_factory=dict)
+    choice_names: Mapping[str, Texts] = field(default_factory=dict)
+    choices: Mapping[str, tuple[Move, ...]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.seats < 1:

@@ -143,3 +143,27 @@ def test_a_whole_number_option_takes_its_default_or_its_bounds() -> None:
         True, False, True, True, False, False,
     ]  # fmt: skip
     assert not option.accepts("10")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("game_id", sorted(PLUGINS))
+def test_every_choice_a_client_shows_is_a_move_of_the_game(game_id: str) -> None:
+    """A row of choices (`GameInfo.choices`) holds moves the game reads, and each value
+    a move carries that a client words by `choice_names` is one of those moves'."""
+    plugin = PLUGINS[game_id]
+    worded = set()
+    for _kind, offered in plugin.info.choices.items():
+        for move, fields in offered:
+            plugin.command_of(move, 0, fields)  # raises MalformedAction if not a move
+            worded |= {v for v in fields.values() if isinstance(v, str)}
+    assert worded <= set(plugin.info.choice_names)
+
+
+def test_the_real_games_word_their_choices() -> None:
+    t58, kz = PLUGINS["three_five_eight"].info, PLUGINS["khozor_teams"].info
+    assert len(t58.choices["contract"]) == 6
+    assert t58.choice_names["CONTRACT_NO_TRUMP"]["en"] == "No trump"
+    assert kz.choices == {"confirm_opener": ()}
+    assert kz.choice_names["SIGNAL_FIVE_SET"]["ro"] == "set de 5"
+    kz_plugin = PLUGINS["khozor_teams"]
+    for name in kz.choice_names:  # each names a signal a move may carry
+        kz_plugin.command_of("toggle_signal", 0, {"signal": name})

@@ -40,10 +40,7 @@ KNOWN: dict[str, str] = {
     "libs/kozyr/cli/play/render_358.py": "3-5-8's table drawing",
     "libs/kozyr/cli/play/render_khozor.py": "Khözör's table drawing",
     "libs/kozyr/cli/play/render_any.py": "its docstring names the two drawings",
-    "libs/kozyr/cli/play/app.py": "picks the two drawings; Khözör's keys",
-    "libs/kozyr/cli/play/render.py": "3-5-8's contract and Khözör's signal names",
-    "libs/kozyr/cli/play/controls.py": "3-5-8's six contracts as a row of choices",
-    "libs/kozyr/cli/play/texts.py": "the help of Khözör's keys",
+    "libs/kozyr/cli/play/app.py": "picks the two drawings",
     # the SDK's keyword arguments of before (any game's options: `options=`)
     "libs/kozyr/client/table.py": "create_table's three_five_eight/khozor_teams",
     "libs/kozyr/client/matchmaking.py": "enter_queue's three_five_eight/khozor_teams",

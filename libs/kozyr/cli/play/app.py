@@ -97,7 +97,7 @@ class PlayApp(App[None]):
         except UnknownGame:
             moves = set()
         if moves & KEYED_MOVES:
-            keys += "\n" + label("keys_khozor", self.lang)
+            keys += "\n" + label("keys_pick_up_signals", self.lang)
         if self.session is not None:
             keys += "\n" + label(
                 "table_id",

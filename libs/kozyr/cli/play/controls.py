@@ -11,13 +11,15 @@ always plays a legal move.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any
+
+from google.protobuf import json_format
 
 from kozyr.api.common.v1 import cards_pb2
 from kozyr.api.table.v1 import actions_pb2, views_pb2
-from kozyr.client.games import game_view
-from kozyr.games.three_five_eight.model import Contract
+from kozyr.client.games import UnknownGame, game_view, plugin_of
 
 CARD_MOVES = {
     "play": "play_card",
@@ -30,9 +32,6 @@ CARD_MOVES = {
 
 MULTI_CARD = frozenset({"discard", "lead", "beat"})
 """Action fields that take several cards (the others take one)."""
-
-CONTRACTS = tuple(actions_pb2.Contract.Value(f"CONTRACT_{c.name}") for c in Contract)
-"""The six contracts in the rules' order (the wire names each CONTRACT_<member>)."""
 
 
 @dataclass(frozen=True)
@@ -66,16 +65,24 @@ def turn_moves(view: views_pb2.TableView) -> list[actions_pb2.Action]:
 
 
 def choices(view: views_pb2.TableView) -> list[actions_pb2.Action]:
-    """The row of a decision that is not about cards, or [] when the hand is the row:
-    the six contracts (the used ones too), or the opener seats on offer."""
-    if view.turn.kind == "contract":
-        return [
-            actions_pb2.Action(choose_contract=actions_pb2.ChooseContract(contract=c))
-            for c in CONTRACTS
-        ]
-    if view.turn.kind == "confirm_opener":
-        return [a for a in view.legal_actions if a.WhichOneof("action") == "confirm_opener"]
-    return []
+    """The row of a decision that is not about cards, or [] when the hand is the row: the
+    choices the game shows for the turn (`GameInfo.choices`), the illegal ones too
+    (3-5-8's six contracts, used ones included), or the listed moves where the game
+    offers them (Khözör's opener seats on offer)."""
+    try:
+        offered = plugin_of(view).info.choices.get(view.turn.kind)
+    except UnknownGame:
+        offered = None
+    if offered is None:
+        return []
+    if not offered:
+        return turn_moves(view)
+    return [_action(kind, fields) for kind, fields in offered]
+
+
+def _action(kind: str, fields: Mapping[str, Any]) -> actions_pb2.Action:
+    """A move of neutral data as its `Action` (enum values by their names)."""
+    return json_format.ParseDict({kind: fields}, actions_pb2.Action())
 
 
 def row_length(view: views_pb2.TableView) -> int:

@@ -10,7 +10,7 @@ from typing import Any
 from kozyr.games import khozor_teams as g
 from kozyr.games.info import LEVELS, GameInfo, GameOption
 from kozyr.games.khozor_teams.model import TURN_SECONDS_MAX, TURN_SECONDS_MIN
-from kozyr.games.khozor_teams.texts import TURN_KIND_NAMES
+from kozyr.games.khozor_teams.texts import SIGNAL_NAMES, TURN_KIND_NAMES
 from kozyr.games.plugin import (
     AuditProfile,
     CardPlaces,
@@ -177,6 +177,8 @@ INFO = GameInfo(
     options=(GameOption("turn_seconds", low=TURN_SECONDS_MIN, high=TURN_SECONDS_MAX),),
     levels=dict.fromkeys(LEVELS),
     turn_names=TURN_KIND_NAMES,
+    choices={"confirm_opener": ()},
+    choice_names={_SIGNAL_PREFIX + g.SignalKind(key).name: t for key, t in SIGNAL_NAMES.items()},
 )
 
 PLUGIN: GamePlugin[g.State, g.Command, g.Event] = GamePlugin(

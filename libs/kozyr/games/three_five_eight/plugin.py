@@ -29,7 +29,7 @@ from kozyr.games.plugin import (
     seat_list,
 )
 from kozyr.games.three_five_eight.options import TURN_SECONDS_MAX, TURN_SECONDS_MIN
-from kozyr.games.three_five_eight.texts import TURN_KIND_NAMES
+from kozyr.games.three_five_eight.texts import CONTRACT_NAMES, TURN_KIND_NAMES
 from kozyr.texts import Texts
 
 CODE = 1
@@ -239,6 +239,12 @@ INFO = GameInfo(
     ),
     levels=dict.fromkeys(LEVELS),
     turn_names=TURN_KIND_NAMES,
+    choice_names={f"{_CONTRACT_PREFIX}{c.name}": t for c, t in CONTRACT_NAMES.items()},
+    choices={
+        "contract": tuple(
+            ("choose_contract", {"contract": f"{_CONTRACT_PREFIX}{c.name}"}) for c in g.Contract
+        )
+    },
 )
 
 PLUGIN: GamePlugin[g.State, g.Command, g.Event] = GamePlugin(
