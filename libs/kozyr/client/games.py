@@ -22,6 +22,7 @@ from kozyr.games.plugin import AnyPlugin
 
 __all__ = [
     "UnknownGame",
+    "action_of",
     "game_view",
     "move_of",
     "neutral_view",
@@ -67,6 +68,16 @@ def neutral_view(view: views_pb2.TableView) -> dict[str, Any]:
     """The game's view as neutral data: its message's fields by name (every one, its
     default where unset; 64-bit numbers as strings, enums by name, as proto JSON)."""
     return _data(game_view(view))
+
+
+def action_of(move: Move) -> actions_pb2.Action:
+    """A move of neutral data as its `Action` (enum values by their names; a value the
+    `Action` cannot hold is a ValueError)."""
+    kind, fields = move
+    try:
+        return json_format.ParseDict({kind: fields}, actions_pb2.Action())
+    except json_format.ParseError as error:
+        raise ValueError(f"not a move: {kind} {fields!r}") from error
 
 
 def move_of(action: actions_pb2.Action) -> Move:

@@ -23,19 +23,24 @@ from kozyr.texts import Texts
 Move = tuple[str, Mapping[str, Any]]
 """A listed move as neutral data: its field in the `Action` oneof and that message's fields."""
 
-ComputerPlayer = Callable[[Mapping[str, Any], Sequence[Move]], int]
+ComputerPlayer = Callable[[Mapping[str, Any], Sequence[Move]], Move]
 """A computer level's choice: from the seat's view (the game's view dict) and the moves
-the view lists for it (never empty), the index of the move it makes. Deterministic, so
-two bot replicas reading one view send one move."""
+the view lists for it (never empty), the move it makes — one of them, or on a turn too
+wide to list (`GamePlugin.wide_turns`) any legal one. Deterministic, so two bot replicas
+reading one view send one move."""
+
+Announcer = Callable[[Mapping[str, Any], Sequence[Move]], list[Move]]
+"""Moves a computer seat makes on its turn before its move, from its view and every
+move the view lists (Khözör's true team signals, RULES.md); each is sent on its own."""
 
 LEVELS = ("easy", "normal", "hard")
 """The computer levels of the platform (`kozyr.common.v1.ComputerLevel`), weakest first."""
 
 
-def first_listed(view: Mapping[str, Any], moves: Sequence[Move]) -> int:
+def first_listed(view: Mapping[str, Any], moves: Sequence[Move]) -> Move:
     """The trivial legal-move player: the first move the view lists (a game lists its
     default first where it has one)."""
-    return 0
+    return moves[0]
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +83,8 @@ class GameInfo:
       player that plays it on neutral data; a level mapped to None is played by the
       bots service's own player of the game (the two games the platform was built
       with, whose players still read the proto view).
+    - `announce`: what a computer seat makes known on its turn before its move (moves
+      of their own, e.g. Khözör's true team signals); None: nothing.
     - `about`: one line describing the game to a player choosing one.
     - `turn_names`: each kind of turn (`Turn.kind`) by its name for players ("Play a
       card"); a client shows the kind itself for one not named.
@@ -100,6 +107,7 @@ class GameInfo:
     levels: Mapping[str, ComputerPlayer | None] = field(
         default_factory=lambda: dict.fromkeys(LEVELS, first_listed)
     )
+    announce: Announcer | None = None
     turn_names: Mapping[str, Texts] = field(default_factory=dict)
     choice_names: Mapping[str, Texts] = field(default_factory=dict)
     choices: Mapping[str, tuple[Move, ...]] = field(default_factory=dict)

@@ -18,9 +18,10 @@ same move, and the table's request-id idempotency never sees two different moves
 
 Which levels a game has, and who plays them, is the game's to say (`GameInfo.levels`):
 a level with a player of the game's own is played by it, on the view and the listed
-moves as neutral data (`kozyr.client.games`); a level mapped to None by this service's
-player of that game (the two games above, whose players read the proto view); a level
-the game does not offer is played by the nearest weaker one it does (else the weakest).
+moves as neutral data (`kozyr.client.games`), its move made an `Action` again; a level
+mapped to None by this service's player of that game (whose players read the proto
+view); a level the game does not offer is played by the nearest weaker one it does
+(else the weakest).
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from kozyr.api.table.v1 import actions_pb2, views_pb2
 from kozyr.bots import hard_khozor, hard_three_five_eight, khozor, three_five_eight
 from kozyr.bots.knowledge import Knowledge, knowledge
 from kozyr.bots.search import Budget
-from kozyr.client.games import UnknownGame, move_of, neutral_view, plugin_of
+from kozyr.client.games import UnknownGame, action_of, move_of, neutral_view, plugin_of
 from kozyr.games.info import LEVELS, ComputerPlayer
 
 
@@ -70,7 +71,7 @@ def choose(
         raise NoMove(view.table_id)
     offered, player = game_level(view, level)
     if player is not None:
-        return moves[player(neutral_view(view), [move_of(m) for m in moves])]
+        return action_of(player(neutral_view(view), [move_of(m) for m in moves]))
     level = offered
     game = view.WhichOneof("game_view")
     if level is Level.HARD:

@@ -27,9 +27,9 @@ PICKY = "picky_higher_card"
 SEEN: list[tuple[Mapping[str, Any], Sequence[Move]]] = []
 
 
-def last_listed(view: Mapping[str, Any], moves: Sequence[Move]) -> int:
+def last_listed(view: Mapping[str, Any], moves: Sequence[Move]) -> Move:
     SEEN.append((view, moves))
-    return len(moves) - 1
+    return moves[-1]
 
 
 class _Rules:

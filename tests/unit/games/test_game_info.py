@@ -13,7 +13,7 @@ import pytest
 import tests.support.higher_card  # noqa: F401  (registers the test-only game)
 from kozyr.games import khozor_teams, three_five_eight  # noqa: F401  (register themselves)
 from kozyr.games.errors import OptionsError
-from kozyr.games.info import LEVELS, GameInfo, GameOption, first_listed
+from kozyr.games.info import LEVELS, GameInfo, GameOption, Move, first_listed
 from kozyr.games.plugin import AnyPlugin, UnknownGame, plugin_by_word, registered
 from kozyr.texts import Texts
 
@@ -99,11 +99,11 @@ def test_every_levels_own_player_makes_a_listed_move(game_id: str) -> None:
         else:
             seat = turn.seats[0]
             listed = plugin.listed_moves(state, seat)
-            moves = [plugin.action_of(c) for c in listed]
+            moves: list[Move] = [plugin.action_of(c) for c in listed]
             view = plugin.rules.view(state, seat)
             picks = {level: player(view, moves) for level, player in players.items()}
-            assert all(0 <= pick < len(moves) for pick in picks.values())
-            command = listed[picks[rng.choice(sorted(picks))]]
+            assert all(pick in moves for pick in picks.values())
+            command = listed[moves.index(picks[rng.choice(sorted(picks))])]
         for event in plugin.rules.decide(state, command):
             state = plugin.rules.evolve(state, event)
     assert plugin.rules.is_over(state)

@@ -11,15 +11,12 @@ always plays a legal move.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
-
-from google.protobuf import json_format
 
 from kozyr.api.common.v1 import cards_pb2
 from kozyr.api.table.v1 import actions_pb2, views_pb2
-from kozyr.client.games import UnknownGame, game_view, plugin_of
+from kozyr.client.games import UnknownGame, action_of, game_view, plugin_of
 
 CARD_MOVES = {
     "play": "play_card",
@@ -77,12 +74,7 @@ def choices(view: views_pb2.TableView) -> list[actions_pb2.Action]:
         return []
     if not offered:
         return turn_moves(view)
-    return [_action(kind, fields) for kind, fields in offered]
-
-
-def _action(kind: str, fields: Mapping[str, Any]) -> actions_pb2.Action:
-    """A move of neutral data as its `Action` (enum values by their names)."""
-    return json_format.ParseDict({kind: fields}, actions_pb2.Action())
+    return [action_of(move) for move in offered]
 
 
 def row_length(view: views_pb2.TableView) -> int:
