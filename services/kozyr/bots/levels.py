@@ -12,7 +12,8 @@ same move, and the table's request-id idempotency never sees two different moves
 - `easy` — the table's own "lowest safe move" (the timeout's default): in 3-5-8 the
   lowest listed card by rank (ties ♣ ♦ ♥ ♠) and the first unused contract, in Khözör
   the first listed move (the engine lists the default first).
-- `normal` — rules of thumb per game (`kozyr.bots.three_five_eight`, `kozyr.bots.khozor`).
+- `normal` — rules of thumb per game (`kozyr.bots.three_five_eight`; Khözör's are its
+  own, `GameInfo.levels`).
 - `hard` — perfect-information Monte Carlo over the hidden cards (`kozyr.bots.search`,
   `kozyr.bots.hard_three_five_eight`, `kozyr.bots.hard_khozor`).
 
@@ -29,7 +30,7 @@ from __future__ import annotations
 from enum import StrEnum
 
 from kozyr.api.table.v1 import actions_pb2, views_pb2
-from kozyr.bots import hard_khozor, hard_three_five_eight, khozor, three_five_eight
+from kozyr.bots import hard_khozor, hard_three_five_eight, three_five_eight
 from kozyr.bots.knowledge import Knowledge, knowledge
 from kozyr.bots.search import Budget
 from kozyr.client.games import UnknownGame, action_of, move_of, neutral_view, plugin_of
@@ -84,8 +85,6 @@ def choose(
         if level is Level.EASY:
             return three_five_eight.easy(moves)
         return three_five_eight.normal(view.three_five_eight, moves)
-    if game == "khozor_teams" and level is not Level.EASY:
-        return khozor.normal(view.khozor_teams, moves)
     return moves[0]
 
 
@@ -100,3 +99,19 @@ def game_level(view: views_pb2.TableView, level: Level) -> tuple[Level, Computer
     at_most = [name for name in LEVELS[: LEVELS.index(level) + 1] if name in offered]
     name = at_most[-1] if at_most else next(n for n in LEVELS if n in offered)
     return Level(name), offered[name]
+
+
+def announced(view: views_pb2.TableView) -> list[actions_pb2.Action]:
+    """What the view's seat makes known before its move (`GameInfo.announce`: Khözör's
+    true team signals), among every move the view lists; none for a spectator's view
+    or a game that announces nothing."""
+    if not view.HasField("seat"):
+        return []
+    try:
+        announce = plugin_of(view).info.announce
+    except UnknownGame:
+        return []
+    if announce is None:
+        return []
+    listed = [move_of(a) for a in view.legal_actions]
+    return [action_of(move) for move in announce(neutral_view(view), listed)]

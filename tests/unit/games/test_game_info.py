@@ -79,7 +79,10 @@ def test_the_real_games_options_and_levels() -> None:
     assert (t58.short, kz.short) == ("358", "khozor")
     for info in (t58, kz):
         assert tuple(info.levels) == LEVELS
-        assert all(player is None for player in info.levels.values())  # the bots' own
+    assert all(player is None for player in t58.levels.values())  # the bots' own
+    assert kz.levels["hard"] is None  # the bots' search; easy and normal: its own
+    assert kz.levels["normal"] is not None
+    assert kz.announce is not None
 
 
 @pytest.mark.parametrize("game_id", sorted(PLUGINS))

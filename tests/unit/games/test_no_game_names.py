@@ -32,10 +32,8 @@ KNOWN: dict[str, str] = {
     "services/kozyr/bots/levels.py": "dispatches to the players below",
     "services/kozyr/bots/three_five_eight.py": "3-5-8's easy and normal players",
     "services/kozyr/bots/hard_three_five_eight.py": "3-5-8's hard player",
-    "services/kozyr/bots/khozor.py": "Khözör's normal player and its true signals",
-    "services/kozyr/bots/hard_khozor.py": "Khözör's hard player",
+    "services/kozyr/bots/hard_khozor.py": "Khözör's hard player (its search and playouts)",
     "services/kozyr/bots/search.py": "its docstring names the hard players",
-    "services/kozyr/bots/player.py": "sends Khözör's true signals before a move",
     # kozyr play's own drawings of the two games (any other game: render_any)
     "libs/kozyr/cli/play/render_358.py": "3-5-8's table drawing",
     "libs/kozyr/cli/play/render_khozor.py": "Khözör's table drawing",
