@@ -12,8 +12,8 @@ same move, and the table's request-id idempotency never sees two different moves
 - `easy` — the table's own "lowest safe move" (the timeout's default): in 3-5-8 the
   lowest listed card by rank (ties ♣ ♦ ♥ ♠) and the first unused contract, in Khözör
   the first listed move (the engine lists the default first).
-- `normal` — rules of thumb per game (`kozyr.bots.three_five_eight`; Khözör's are its
-  own, `GameInfo.levels`).
+- `normal` — rules of thumb per game, each game's own (`GameInfo.levels`:
+  `kozyr.games.three_five_eight.computer`, `kozyr.games.khozor_teams.computer`).
 - `hard` — perfect-information Monte Carlo over the hidden cards (`kozyr.bots.search`,
   `kozyr.bots.hard_three_five_eight`, `kozyr.bots.hard_khozor`).
 
@@ -27,10 +27,11 @@ view); a level the game does not offer is played by the nearest weaker one it do
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from enum import StrEnum
 
 from kozyr.api.table.v1 import actions_pb2, views_pb2
-from kozyr.bots import hard_khozor, hard_three_five_eight, three_five_eight
+from kozyr.bots import hard_khozor, hard_three_five_eight
 from kozyr.bots.knowledge import Knowledge, knowledge
 from kozyr.bots.search import Budget
 from kozyr.client.games import UnknownGame, action_of, move_of, neutral_view, plugin_of
@@ -43,6 +44,15 @@ class Level(StrEnum):
     EASY = "easy"
     NORMAL = "normal"
     HARD = "hard"
+
+
+Search = Callable[[Knowledge, Sequence[actions_pb2.Action], Budget], actions_pb2.Action]
+SEARCHES: dict[str, Search] = {
+    "three_five_eight": hard_three_five_eight.choose,
+    "khozor_teams": hard_khozor.choose,
+}
+"""This service's own `hard` players (`GameInfo.levels` maps hard to None), by the game's
+field in `TableView.game_view`: PIMC on the engine, reading the seat's history."""
 
 
 class NoMove(LookupError):
@@ -73,18 +83,10 @@ def choose(
     offered, player = game_level(view, level)
     if player is not None:
         return action_of(player(neutral_view(view), [move_of(m) for m in moves]))
-    level = offered
-    game = view.WhichOneof("game_view")
-    if level is Level.HARD:
+    search = SEARCHES.get(view.WhichOneof("game_view") or "")
+    if offered is Level.HARD and search is not None:
         seen = known if known is not None else knowledge(view, [])
-        if game == "three_five_eight":
-            return hard_three_five_eight.choose(seen, moves, budget or Budget())
-        if game == "khozor_teams":
-            return hard_khozor.choose(seen, moves, budget or Budget())
-    if game == "three_five_eight":
-        if level is Level.EASY:
-            return three_five_eight.easy(moves)
-        return three_five_eight.normal(view.three_five_eight, moves)
+        return search(seen, moves, budget or Budget())
     return moves[0]
 
 

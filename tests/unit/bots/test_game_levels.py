@@ -112,16 +112,15 @@ def test_a_level_the_game_lacks_is_played_by_the_nearest_weaker_one() -> None:
 
 
 def test_the_real_games_levels_are_their_own_or_the_bots() -> None:
-    """3-5-8's levels are all the bots' own players; Khözör's easy and normal are its
-    package's (`kozyr.games.khozor_teams.computer`), its hard the bots' search."""
+    """The real games' easy and normal are their packages' own players
+    (`kozyr.games.<game>.computer`), their hard the bots' search."""
     rng = random.Random(1)
     for game_id in (tournament.THREE_FIVE_EIGHT, tournament.KHOZOR):
         game = tournament.start(game_id, ("easy",) * tournament.SEATS[game_id], 2)
         seat = game.table.game.turn(game.table.state).seats[0]
         view = table_view(game.table, seat)
         own = {level: game_level(view, level)[1] is not None for level in Level}
-        khozor = game_id == tournament.KHOZOR
-        assert own == {Level.EASY: khozor, Level.NORMAL: khozor, Level.HARD: False}
+        assert own == {Level.EASY: True, Level.NORMAL: True, Level.HARD: False}
         assert all(game_level(view, level)[0] is level for level in Level)
         budget = tournament.DEFAULT_BUDGET
         tournament.apply(game, seat, tournament.move(game, seat, rng, budget, None))

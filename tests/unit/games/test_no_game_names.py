@@ -26,11 +26,10 @@ GENERATED = "libs/kozyr/api/"
 CATALOGUE = "libs/kozyr/games/catalogue.py"
 
 KNOWN: dict[str, str] = {
-    # the bots' own players of the two games, which read the proto view (GameInfo.levels
-    # maps their levels to None); to go into the game packages once they read neutral
-    # data (kozyr.client.games) like a game's own players do
-    "services/kozyr/bots/levels.py": "dispatches to the players below",
-    "services/kozyr/bots/three_five_eight.py": "3-5-8's easy and normal players",
+    # the bots' own hard players of the two games (GameInfo.levels maps hard to None):
+    # PIMC on the engine from the proto view and the seat's history; to go into the
+    # game packages once they read neutral data (kozyr.client.games) like easy/normal
+    "services/kozyr/bots/levels.py": "SEARCHES: the two hard players below",
     "services/kozyr/bots/hard_three_five_eight.py": "3-5-8's hard player",
     "services/kozyr/bots/hard_khozor.py": "Khözör's hard player (its search and playouts)",
     "services/kozyr/bots/search.py": "its docstring names the hard players",
