@@ -15,7 +15,7 @@ service's `hard_khozor`) play the same `normal` game on engine states.
 - defence: the cheapest beat (the engine lists the weakest first); a pickup instead
   when that beat would spend a joker while the reserve still has cards, or a high trump
   (king or better) on a single card while the reserve still has cards.
-- signals: a computer player announces its true sets (`signal_toggles`); its play never
+- signals: a computer player announces its true sets (`true_signal_moves`); its play never
   reads its teammates' signals (RULES.md: "their play is not changed by signals").
 """
 
