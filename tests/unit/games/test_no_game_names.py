@@ -32,11 +32,9 @@ KNOWN: dict[str, str] = {
     "services/kozyr/bots/levels.py": "SEARCHES: the two hard players below",
     "services/kozyr/bots/hard_three_five_eight.py": "3-5-8's hard player",
     "services/kozyr/bots/hard_khozor.py": "Khözör's hard player (its search and playouts)",
-    "services/kozyr/bots/search.py": "its docstring names the hard players",
     # kozyr play's own drawings of the two games (any other game: render_any)
     "libs/kozyr/cli/play/render_358.py": "3-5-8's table drawing",
     "libs/kozyr/cli/play/render_khozor.py": "Khözör's table drawing",
-    "libs/kozyr/cli/play/render_any.py": "its docstring names the two drawings",
     "libs/kozyr/cli/play/app.py": "picks the two drawings",
     # the SDK's keyword arguments of before (any game's options: `options=`)
     "libs/kozyr/client/table.py": "create_table's three_five_eight/khozor_teams",

@@ -3,8 +3,8 @@ its plugin (`GameInfo.name`) and its own view as neutral data (`kozyr.client.gam
 the game's name, every seat's player and state, then each field of the game's view —
 cards by their names in the player's language. Pure: a view in, `rich.text.Text` out.
 
-A game added as one package is playable in the terminal at once; a custom renderer
-(`render_358`, `render_khozor`) is only a nicer drawing of the same view."""
+A game added as one package is playable in the terminal at once; a drawing of a game's
+own (`app.RENDERERS`) is only a nicer drawing of the same view."""
 
 from __future__ import annotations
 
