@@ -42,8 +42,6 @@ from kozyr.matchmaking.book import Decision, LobbyBook
 from kozyr.matchmaking.decisions import Event
 from kozyr.matchmaking.events import MatchDecided
 from kozyr.matchmaking.lobby import (
-    KHOZOR_TEAMS,
-    THREE_FIVE_EIGHT,
     Lobby,
     QueueOptions,
     Skill,
@@ -53,6 +51,9 @@ from kozyr.matchmaking.matching import MatchRules, find_matches
 from kozyr.matchmaking.ratebook import Leaderboard, RatingBook, stream_of
 from kozyr.matchmaking.ratings import SeatOutcome
 from tests.bench.bench_table import scratch_database, servers
+
+THREE_FIVE_EIGHT = "three_five_eight"
+KHOZOR_TEAMS = "khozor_teams"
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 RULES = MatchRules()

@@ -28,11 +28,11 @@ from datetime import UTC, datetime
 from typing import Any
 
 from kozyr.api.table.v1 import actions_pb2
-from kozyr.bots.khozor import signal_toggles
 from kozyr.bots.knowledge import HistoryEntry, Knowledge
-from kozyr.bots.levels import Level, choose, turn_moves
+from kozyr.bots.levels import Level, announced, choose, turn_moves
 from kozyr.bots.search import Budget
 from kozyr.eventstore import RecordedEvent
+from kozyr.games.catalogue import game_by_id
 from kozyr.table.actions import command_from_action
 from kozyr.table.shown import table_view
 from kozyr.tables import model
@@ -112,7 +112,7 @@ def start(
     game_id: str, players: Sequence[str], seed: int, options: dict[str, Any] | None = None
 ) -> Game:
     chance = random.Random(seed)
-    seats = (COMPUTER,) * SEATS[game_id]
+    seats = (COMPUTER,) * game_by_id(game_id).info.seats
     created = TableCreated(f"duplicate-{seed}", game_id, options or {}, seats)
     table = model.start(created)
     game = Game(game_id, tuple(players), table, [[] for _ in players], chance)
@@ -150,7 +150,7 @@ def apply(game: Game, seat: int, action: actions_pb2.Action) -> None:
 
 def signals(game: Game, seat: int) -> list[actions_pb2.Action]:
     """The toggles a computer seat sends to make its signals true (Khözör)."""
-    return signal_toggles(table_view(game.table, seat))
+    return announced(table_view(game.table, seat))
 
 
 def play(

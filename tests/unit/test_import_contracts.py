@@ -90,6 +90,17 @@ def test_every_package_is_named_in_the_contracts() -> None:
     assert below_texts == (libraries | services) - {"kozyr.texts"}, todo
 
 
+def test_every_game_package_is_reached_through_its_plugin_only() -> None:
+    """Each game package (a folder of libs/kozyr/games with a plugin) is forbidden to
+    the services and tools but through the catalogue (contract games-through-plugins)."""
+    games = {
+        f"kozyr.games.{path.parent.name}"
+        for path in (REPO / "libs/kozyr/games").glob("*/plugin.py")
+    }
+    assert games == {"kozyr.games.three_five_eight", "kozyr.games.khozor_teams"}
+    assert set(contracts()["games-through-plugins"]["forbidden_modules"]) == games
+
+
 def test_the_tree_keeps_every_contract(pristine: Path) -> None:
     result = lint_imports(pristine)
     assert result.returncode == 0, result.stdout + result.stderr
@@ -107,6 +118,12 @@ def test_the_tree_keeps_every_contract(pristine: Path) -> None:
         ("services/kozyr/table/_other.py", "import kozyr.other\n", "Services never import"),
         ("libs/kozyr/eventstore/_bus.py", "import kozyr.bus.subjects\n", "event store never"),
         ("libs/kozyr/texts.py", "import kozyr.games.cards\n", "Texts import nothing"),
+        (
+            "services/kozyr/matchmaking/_game.py",
+            "from kozyr.games.khozor_teams import model\n",
+            "reach a game through its plugin",
+        ),
+        ("libs/kozyr/cli/_game.py", "import kozyr.games.three_five_eight\n", "reach a game"),
     ],
     ids=[
         "games-asyncio",
@@ -117,6 +134,8 @@ def test_the_tree_keeps_every_contract(pristine: Path) -> None:
         "service-service",
         "eventstore-bus",
         "texts-games",
+        "service-game-package",
+        "tool-game-package",
     ],
 )
 def test_a_forbidden_import_breaks_its_contract(

@@ -68,6 +68,7 @@ KEYWORDS: dict[str, Words] = {
     "INVALID_GAME": _same("game_three_five_eight", "game_khozor_teams"),
     "OPTIONS_GAME_MISMATCH": _w("option", "opțiun", "opzion"),
     "INVALID_TURN_SECONDS": _same("turn_seconds"),
+    "INVALID_GAME_OPTION": _same("must_be_big"),
     "INVALID_COVER_AFTER": _same("cover_after_seconds"),
     "INVALID_TICKET_ID": _same("ticket_id"),
     "INVALID_PARTY_ID": _same("party_id"),
@@ -139,6 +140,8 @@ CALLS: dict[str, list[tuple[Any, ...]]] = {
     # builder: its argument lists, when the sample ones would not do
     "invalid_id": [("ticket_id",), ("party_id",), ("code",)],
     "abandon_cooldown": [("x-1", datetime(2030, 5, 6, 7, 8, 9, tzinfo=UTC))],
+    "invalid_option": [("turn_seconds", 7, 10, 3600), ("must_be_big", 7, 10, 20)],
+    "invalid_game": [(["three_five_eight", "khozor_teams"],)],
 }
 
 

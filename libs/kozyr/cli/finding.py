@@ -16,11 +16,11 @@ from typing import Any
 
 import grpc
 
-from kozyr.api.common.v1 import games_pb2
 from kozyr.api.table.v1 import table_service_pb2 as pb
 from kozyr.cli.problems import CliError
 from kozyr.cli.tokens import mint
 from kozyr.client import TableClient
+from kozyr.games.catalogue import UnknownGame, game_by_code
 from kozyr.runtime.auth import Role
 from kozyr.runtime.errors import error_details
 
@@ -113,10 +113,11 @@ def _plain(table: pb.ListedTable) -> dict[str, Any]:
 
 
 def _game_name(code: int) -> str:
-    """three_five_eight, khozor_teams, … (the number for a game this client lacks)."""
-    if code not in games_pb2.Game.values():
+    """The game's id (the number for a game this client lacks)."""
+    try:
+        return game_by_code(code).id
+    except UnknownGame:
         return str(code)
-    return games_pb2.Game.Name(games_pb2.Game.ValueType(code)).removeprefix("GAME_").lower()
 
 
 def _refusal(err: grpc.aio.AioRpcError, target: str) -> str:

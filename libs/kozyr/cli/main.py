@@ -8,7 +8,7 @@
     kozyr migrate                               event store schema of KOZYR_DATABASE_URL
     kozyr health [--target HOST:PORT]           gRPC health of a service (= python -m kozyr.health)
     kozyr republish [--after N]                 publish the event log to JetStream again
-    kozyr play [--game 358|khozor] [--private]  play in the terminal (docs/play.md)
+    kozyr play [--game GAME] [--private]        play in the terminal (docs/play.md)
 
 Run inside the checkout while `make run` goes, every command finds the stack by itself
 (`kozyr.stackfile`); KOZYR_* variables that are set always win.

@@ -5,11 +5,14 @@ from __future__ import annotations
 import uuid
 from collections.abc import AsyncGenerator
 
+from google.protobuf.message import Message
+
 from kozyr.api.common.v1 import games_pb2
 from kozyr.api.matchmaking.v1 import matchmaking_service_pb2 as pb
 from kozyr.api.matchmaking.v1 import matchmaking_service_pb2_grpc as pb_grpc
 from kozyr.api.table.v1 import table_service_pb2 as table_pb
 from kozyr.client.channel import ServiceClient
+from kozyr.client.games import set_game_options
 
 MATCHMAKING_SERVICE = pb.DESCRIPTOR.services_by_name["MatchmakingService"].full_name
 
@@ -35,9 +38,12 @@ class MatchmakingClient(ServiceClient):
         fill_with_computers: bool = False,
         three_five_eight: table_pb.ThreeFiveEightOptions | None = None,
         khozor_teams: table_pb.KhozorTeamsOptions | None = None,
+        options: Message | None = None,
         table: table_pb.TableOptions | None = None,
     ) -> pb.EnterQueueResponse:
         """A ticket for the caller (or his party, which he leads) in the game's queue;
+        `options`: the game's options message (any game's, `GameInfo.options` says which
+        fields a ticket may carry; `three_five_eight`/`khozor_teams` name two of them);
         `table`: the table's own options he chooses (cover_after_seconds, computer_level)."""
         request = pb.EnterQueueRequest(
             request_id=request_id or str(uuid.uuid4()),
@@ -46,10 +52,9 @@ class MatchmakingClient(ServiceClient):
             fill_with_computers=fill_with_computers,
             table=table,
         )
-        if three_five_eight is not None:
-            request.three_five_eight.CopyFrom(three_five_eight)
-        if khozor_teams is not None:
-            request.khozor_teams.CopyFrom(khozor_teams)
+        for given in (three_five_eight, khozor_teams, options):
+            if given is not None:
+                set_game_options(request, given)
         response: pb.EnterQueueResponse = await self.stub.EnterQueue(
             request, metadata=self.metadata
         )
@@ -104,8 +109,10 @@ class MatchmakingClient(ServiceClient):
         fill_with_computers: bool = True,
         table: table_pb.TableOptions | None = None,
         computer_level: int = 0,
+        options: Message | None = None,
     ) -> pb.CreatePrivateTableResponse:
         """A table for the caller's party (or himself), computers in the free seats;
+        `options`: the game's options message (any game's);
         `table`: the table's own options he chooses (cover_after_seconds, computer_level).
         `computer_level` sets the deprecated int field (kept to test that it still works)."""
         request = pb.CreatePrivateTableRequest(
@@ -116,6 +123,8 @@ class MatchmakingClient(ServiceClient):
         )
         if computer_level:
             request.computer_level = computer_level
+        if options is not None:
+            set_game_options(request, options)
         response: pb.CreatePrivateTableResponse = await self.stub.CreatePrivateTable(
             request, metadata=self.metadata
         )

@@ -21,6 +21,7 @@ from kozyr.api.table.v1 import actions_pb2, views_pb2
 from kozyr.api.table.v1 import table_service_pb2 as pb
 from kozyr.api.table.v1 import table_service_pb2_grpc as pb_grpc
 from kozyr.client.channel import ChannelOptions, ServiceClient, retry_service_config
+from kozyr.client.games import set_game_options
 
 TABLE_SERVICE = pb.DESCRIPTOR.services_by_name["TableService"].full_name
 
@@ -75,7 +76,7 @@ class TableClient(ServiceClient):
         )
         for given in (three_five_eight, khozor_teams, options):
             if given is not None:
-                _set_options(request, given)
+                set_game_options(request, given)
         response: pb.CreateTableResponse = await self.stub.CreateTable(
             request, metadata=self.metadata
         )
@@ -247,12 +248,3 @@ def _assignment(seat: str | pb.SeatAssignment | None) -> pb.SeatAssignment:
     if isinstance(seat, pb.SeatAssignment):
         return seat
     return pb.SeatAssignment(computer=True) if seat is None else pb.SeatAssignment(player_id=seat)
-
-
-def _set_options(request: pb.CreateTableRequest, options: Message) -> None:
-    """Put a game's options message into the `options` oneof field of its type."""
-    for field in request.DESCRIPTOR.oneofs_by_name["options"].fields:
-        if field.message_type is not None and field.message_type is options.DESCRIPTOR:
-            getattr(request, field.name).CopyFrom(options)
-            return
-    raise ValueError(f"CreateTableRequest has no options field of {options.DESCRIPTOR.full_name}")

@@ -4,7 +4,7 @@ Each game package builds its `GamePlugin` next to its rules and registers it on 
 (like OpenSpiel's `pyspiel.register_game`); the table library, the table service, the
 auditor and the client look games up here and hold no game-specific code. Adding a game
 is writing its rules and its plugin — not one line of the service changes (the test-only
-game in tests/support/higher_card proves it).
+game of tests/support proves it).
 
 The plugin speaks the wire only as neutral data, because this package imports no I/O
 library and nothing of kozyr but itself (no protobuf): a move is the name of its field in
@@ -22,6 +22,7 @@ from typing import Any, Generic, TypeVar
 from kozyr.games.cards import Card, CardParseError, parse_card
 from kozyr.games.decider import Decider
 from kozyr.games.errors import GameError
+from kozyr.games.info import GameInfo
 
 S = TypeVar("S")
 C = TypeVar("C")
@@ -204,6 +205,8 @@ class GamePlugin(Generic[S, C, E]):
       None for the table's own consequences. Optional: a game without it tallies nothing.
     - `deck` and `card_places`: the game's cards and where they are in a state (see
       `CardPlaces`); the invariants every game is property-tested against.
+    - `info`: what the services around the table know of the game — seats, teams,
+      parties, options and their bounds, computer levels, names (`kozyr.games.info`).
     """
 
     id: str
@@ -214,6 +217,7 @@ class GamePlugin(Generic[S, C, E]):
     view_message: str
     fair_deal: Callable[[E], FairDeal]
     audit: AuditProfile[C]
+    info: GameInfo
     options_from_wire: Callable[[Fields], dict[str, Any]] = _set_fields
     view_to_wire: Callable[[Mapping[str, Any]], Mapping[str, Any]] = _same
     seat_view: Callable[[S, int | None], dict[str, Any]] | None = None
@@ -281,3 +285,11 @@ def plugin_by_code(code: int) -> AnyPlugin:
 def registered() -> tuple[AnyPlugin, ...]:
     """Every registered game, by id."""
     return tuple(_BY_ID[game_id] for game_id in sorted(_BY_ID))
+
+
+def plugin_by_word(word: str) -> AnyPlugin:
+    """The game a person typed: its id or its short word (`GameInfo.short`)."""
+    for plugin in registered():
+        if word in (plugin.id, plugin.info.short):
+            return plugin
+    raise UnknownGame(word)

@@ -22,10 +22,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from kozyr.api.table.v1 import actions_pb2
-from kozyr.bots import khozor as normal_khozor
 from kozyr.bots.knowledge import Knowledge, decision_seed
 from kozyr.bots.search import Budget, pimc
+from kozyr.client.games import action_of, move_of, neutral_view
 from kozyr.games.cards import Card, Suit, parse_card
+from kozyr.games.khozor_teams import computer as normal_khozor
 from kozyr.games.khozor_teams.beating import beating_sets
 from kozyr.games.khozor_teams.evolve import evolve
 from kozyr.games.khozor_teams.messages import Beat, Command, Lead, PickUp, RoundWon
@@ -186,7 +187,9 @@ def choose(
 ) -> actions_pb2.Action:
     """The hard move: the normal one unless the search finds a better one."""
     view = known.view.khozor_teams
-    fallback = normal_khozor.normal(view, moves)
+    fallback = action_of(
+        normal_khozor.normal(neutral_view(known.view), [move_of(m) for m in moves])
+    )
     kind = moves[0].WhichOneof("action")
     if kind not in ("lead", "beat", "pick_up") or len(moves) == 1 or not view.HasField("trump"):
         return fallback

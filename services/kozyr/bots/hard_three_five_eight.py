@@ -26,10 +26,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from kozyr.api.table.v1 import actions_pb2
-from kozyr.bots import three_five_eight as normal358
 from kozyr.bots.knowledge import Knowledge, decision_seed
 from kozyr.bots.search import Budget, pimc
+from kozyr.client.games import action_of, move_of, neutral_view
 from kozyr.games.cards import Card, Suit, parse_card
+from kozyr.games.three_five_eight import computer as normal358
 from kozyr.games.three_five_eight import rules
 from kozyr.games.three_five_eight.model import (
     DECK,
@@ -365,7 +366,8 @@ def choose(
 ) -> actions_pb2.Action:
     """The hard move: the normal one unless the search finds a better one."""
     view = known.view.three_five_eight
-    fallback = normal358.normal(view, moves)
+    listed = [move_of(m) for m in moves]
+    fallback = action_of(normal358.normal(neutral_view(known.view), listed))
     kind = moves[0].WhichOneof("action")
     me = known.seat
     hand = _cards(view.hand)
@@ -389,15 +391,15 @@ def choose(
         ]
     elif kind == "discard":
         discards = _discard_candidates(hand, Contract(view.contract))
-        actions = [normal358.discard_action(c) for c in discards]
+        actions = [action_of(normal358.discard_move(c)) for c in discards]
         commands = [Discard(me, c) for c in discards]
     elif kind == "choose_contract":
-        unused = [normal358.CONTRACT_CODES[a.choose_contract.contract] for a in moves]
+        unused = [normal358.contract_of(move_of(a)) for a in moves]
         if len(unused) == 1:
             return moves[0]
-        first = normal358.CONTRACT_CODES[fallback.choose_contract.contract]
+        first = normal358.contract_of(move_of(fallback))
         contracts = [first, *(c for c in unused if c is not first)]
-        actions = [normal358.contract_action(c) for c in contracts]
+        actions = [action_of(normal358.contract_move(c)) for c in contracts]
         commands = [ChooseContract(me, c) for c in contracts]
     else:
         return fallback

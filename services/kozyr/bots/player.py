@@ -29,9 +29,8 @@ from nats.aio.msg import Msg
 
 from kozyr.api.common.v1 import seats_pb2
 from kozyr.api.table.v1 import actions_pb2, views_pb2
-from kozyr.bots.khozor import signal_toggles
 from kozyr.bots.knowledge import Knowledge, deal_began, knowledge
-from kozyr.bots.levels import Level, NoMove, choose
+from kozyr.bots.levels import Level, NoMove, announced, choose, game_level
 from kozyr.bots.metrics import DECISION_SECONDS, MOVES, REFUSED
 from kozyr.bots.search import DEFAULT_BUDGET_MS, Budget
 from kozyr.client.caller import ServiceCaller
@@ -127,7 +126,8 @@ class Player:
             view = await self._signal(table_id, turn, seat, view)
         level = seat_level(view, seat, self._level)
         known = None
-        if level is Level.HARD:
+        offered, own_player = game_level(view, level)
+        if offered is Level.HARD and own_player is None:  # the search reads the history
             async with asyncio.timeout(CALL_SECONDS):
                 known = await self._knowledge(table_id, seat, view)
         try:
@@ -163,13 +163,15 @@ class Player:
     async def _signal(
         self, table_id: str, turn: int, seat: int, view: views_pb2.TableView
     ) -> views_pb2.TableView:
-        """Khözör: make the seat's team signals true before its move (RULES.md: computer
-        players set their own true signals). Each toggle has its own request id per table,
-        turn, seat and signal (`bots-signal:…`, apart from the moves' `bots:…`), so a
-        redelivery never toggles twice; a refused toggle (the tap limit, the hand
-        changed) is skipped — a signal is never worth a lost turn."""
-        for toggle in signal_toggles(view):
-            kind = toggle.toggle_signal.signal
+        """What the game has a computer seat make known before its move
+        (`GameInfo.announce`: Khözör's true team signals, RULES.md). Each has its own
+        request id per table, turn, seat and the values it carries (`bots-signal:…`,
+        apart from the moves' `bots:…`; a signal's: its number), so a redelivery never
+        sends one twice; a refused one (the tap limit, the hand changed) is skipped — a
+        signal is never worth a lost turn."""
+        for toggle in announced(view):
+            body = getattr(toggle, toggle.WhichOneof("action") or "")
+            kind = ":".join(str(value) for _, value in body.ListFields())
             try:
                 answer = await self._tables.table.submit(
                     table_id,

@@ -1,8 +1,8 @@
 """Perfect-information Monte Carlo (PIMC): the `hard` level's search, game-neutral.
 
 A seat cannot see the other hands, so it samples them: each *determinization* deals the
-unseen cards consistently with everything the seat has seen (the game adapters,
-`kozyr.bots.hard_three_five_eight` and `kozyr.bots.hard_khozor`, build it). On each
+unseen cards consistently with everything the seat has seen (each game's adapter, the
+`hard_*` modules beside this one, builds it). On each
 one, every candidate move is played and the game is played out to the end of the deal
 (or round) by the `normal` rules of thumb for all seats — a perfect-information rollout
 on the pure engine. A move's value is its mean outcome over the sampled worlds; the same

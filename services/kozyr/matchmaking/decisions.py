@@ -13,6 +13,7 @@ import hashlib
 import uuid
 from datetime import datetime
 
+from kozyr.games.catalogue import info_of
 from kozyr.matchmaking import leavers, texts
 from kozyr.matchmaking.events import (
     AbandonJudged,
@@ -30,8 +31,6 @@ from kozyr.matchmaking.events import (
 )
 from kozyr.matchmaking.lobby import (
     MAX_PARTY,
-    PARTY_LIMIT,
-    SEATS,
     Lobby,
     MatchSeat,
     Party,
@@ -85,8 +84,9 @@ def queue_players(lobby: Lobby, player_id: str, party_id: str, game: str) -> tup
         raise texts.party_not_found(party_id)
     if party.leader != player_id:
         raise texts.not_party_leader(party_id)
-    if len(party.members) > PARTY_LIMIT[game]:
-        raise texts.party_too_big(len(party.members), PARTY_LIMIT[game], game)
+    limit = info_of(game).party_max
+    if len(party.members) > limit:
+        raise texts.party_too_big(len(party.members), limit, game)
     return tuple(party.members)
 
 
@@ -214,7 +214,7 @@ def private_match(
     if party is not None and party.leader != player_id:
         raise texts.not_party_leader(party.party_id)
     players = tuple(party.members) if party is not None else (player_id,)
-    seats = SEATS[game]
+    seats = info_of(game).seats
     if len(players) > seats:
         raise texts.party_too_big(len(players), seats, game)
     if len(players) < seats and not fill:

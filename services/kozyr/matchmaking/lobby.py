@@ -47,11 +47,6 @@ from kozyr.matchmaking.leavers import Record
 STREAM = "lobby-main"
 SNAPSHOT_KEY = "lobby-v1"
 
-THREE_FIVE_EIGHT = "three_five_eight"
-KHOZOR_TEAMS = "khozor_teams"
-SEATS = {THREE_FIVE_EIGHT: 3, KHOZOR_TEAMS: 8}
-PARTY_LIMIT = {THREE_FIVE_EIGHT: 3, KHOZOR_TEAMS: 4}
-"""A party of up to 3 sits at one 3-5-8 table; a Khözör party of up to 4 is one team."""
 MAX_PARTY = 4
 OUTCOMES_KEPT = 5_000
 """Finished tickets (and opened tables per match) remembered for WatchTicket and for
@@ -75,23 +70,43 @@ class Skill:
         return Skill(float(raw[0]), float(raw[1]))
 
 
+OptionValue = int | bool
+TABLE_OPTIONS = ("cover_after_seconds", "computer_level")
+"""The table's own options a player may choose; every other key of an encoded
+QueueOptions is one of the game's (`GameInfo.options`)."""
+
+
 @dataclass(frozen=True, slots=True)
 class QueueOptions:
     """The table options a ticket asks for; only tickets of equal options meet.
 
-    `cover_after_seconds` (0: the clock's default) and `computer_level` ("" : the level
-    suited to the players' ratings, else "easy", "normal" or "hard") are the table's own
-    options a player may choose; they are stored only when chosen, so the events of
-    tickets that chose none keep their former shape.
+    `game`: the game's options the ticket chose (`GameInfo.options`), by name, those
+    left at their default (0, false) left out — so a ticket that chose none has none,
+    whatever the game. `cover_after_seconds` (0: the clock's default) and
+    `computer_level` ("": the level suited to the players' ratings, else "easy",
+    "normal" or "hard") are the table's own options a player may choose.
+
+    Encoded flat, each only when chosen. `stored`: the game's options exactly as an
+    event of before stored them (every option spelled out, `"must_trump": false,
+    "turn_seconds": 0` even for a ticket that chose none), kept so that such an event
+    encodes back as it was stored; it takes no part in comparing options.
     """
 
-    must_trump: bool = False
-    turn_seconds: int = 0
+    game: tuple[tuple[str, OptionValue], ...] = ()
     cover_after_seconds: int = 0
     computer_level: str = ""
+    stored: tuple[tuple[str, Any], ...] = field(default=(), compare=False)
+
+    @staticmethod
+    def of(
+        game: dict[str, OptionValue], cover_after_seconds: int = 0, computer_level: str = ""
+    ) -> QueueOptions:
+        """The options with the game's given as a mapping (defaults dropped, sorted)."""
+        chosen = tuple(sorted((k, v) for k, v in game.items() if v is not False and v != 0))
+        return QueueOptions(chosen, cover_after_seconds, computer_level)
 
     def encode(self) -> dict[str, Any]:
-        encoded: dict[str, Any] = {"must_trump": self.must_trump, "turn_seconds": self.turn_seconds}
+        encoded: dict[str, Any] = dict(self.stored or self.game)
         if self.cover_after_seconds:
             encoded["cover_after_seconds"] = self.cover_after_seconds
         if self.computer_level:
@@ -100,12 +115,11 @@ class QueueOptions:
 
     @staticmethod
     def decode(raw: dict[str, Any]) -> QueueOptions:
-        return QueueOptions(
-            bool(raw.get("must_trump", False)),
-            int(raw.get("turn_seconds", 0)),
-            int(raw.get("cover_after_seconds", 0)),
-            str(raw.get("computer_level", "")),
+        game = {k: v for k, v in raw.items() if k not in TABLE_OPTIONS}
+        options = QueueOptions.of(
+            game, int(raw.get("cover_after_seconds", 0)), str(raw.get("computer_level", ""))
         )
+        return replace(options, stored=tuple(game.items()))
 
 
 @dataclass(slots=True)

@@ -11,10 +11,10 @@ match than the newcomer itself would accept.
 
 **Forming.** Oldest ticket first (it has waited longest; its window is the widest): the
 nearest unmatched tickets by rating (at most `neighbours`, inside its window) are tried,
-closest first, for a full table — 3 players for 3-5-8 (a party of up to 3 is one
-ticket), 8 in two teams of 4 for Khözör (a party of up to 4 is one ticket and one
-team's part). Among the ways to split a Khözör group into teams, the one whose
-predicted win probability (OpenSkill) is closest to 50 % is chosen.
+closest first, for a full table of the game's seats (`GameInfo.seats`; a party is one
+ticket). In a game of two teams (`GameInfo.teams`, e.g. Khözör's two teams of 4) a
+party is one team's part, and among the ways to split a group into the two teams, the
+one whose predicted win probability (OpenSkill) is closest to 50 % is chosen.
 
 **Computers.** A ticket that has waited `fill_after` seconds, or asked for it, is
 matched with whoever acceptable is there and computers take the other seats, at the
@@ -34,11 +34,11 @@ from datetime import datetime, timedelta
 from statistics import median
 from typing import Any
 
+from kozyr.games.catalogue import info_of
+from kozyr.games.info import GameInfo
 from kozyr.matchmaking.decisions import NAMESPACE, Event, decided
 from kozyr.matchmaking.events import TicketExpired
 from kozyr.matchmaking.lobby import (
-    KHOZOR_TEAMS,
-    SEATS,
     Lobby,
     MatchSeat,
     QueueOptions,
@@ -47,9 +47,6 @@ from kozyr.matchmaking.lobby import (
 )
 from kozyr.matchmaking.ratings import COMPUTER_SKILLS, win_probability
 
-TEAM_SIZE = 4
-TEAM_SEATS = ((0, 2, 4, 6), (1, 3, 5, 7))
-"""Khözör's teams: the even seats and the odd ones (kozyr.games.khozor_teams.model)."""
 SEARCH_LIMIT = 1_000
 """Groups tried per anchor ticket at most: a crowded queue stays fast, not exhaustive."""
 
@@ -196,25 +193,35 @@ def _acceptable(group: Sequence[Ticket], now: datetime, rules: MatchRules) -> bo
     return all(spread <= rules.window(_waited(t, now)) for t in group)
 
 
-def splittable(sizes: Sequence[int]) -> bool:
-    """Whether tickets of these sizes (parties whole) make two sides of at most four."""
+def splittable(sizes: Sequence[int], team_size: int) -> bool:
+    """Whether tickets of these sizes (parties whole) make two sides of at most
+    `team_size` players."""
     total = sum(sizes)
-    if total > 2 * TEAM_SIZE:
+    if total > 2 * team_size:
         return False
     reachable = {0}
     for size in sizes:
-        reachable |= {r + size for r in reachable if r + size <= TEAM_SIZE}
-    return any(total - r <= TEAM_SIZE for r in reachable)
+        reachable |= {r + size for r in reachable if r + size <= team_size}
+    return any(total - r <= team_size for r in reachable)
+
+
+def _two_teams(info: GameInfo) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The two teams of a team game: the only team games the queue seats."""
+    if len(info.sides) != 2:
+        raise ValueError(f"the queue seats two teams, not {len(info.sides)}")
+    return info.sides[0], info.sides[1]
 
 
 def _fits(game: str, group: Sequence[Ticket], full: bool) -> bool:
     """The group's players fit the table (all seats taken when `full`), parties whole."""
+    info = info_of(game)
     size = sum(t.size for t in group)
-    if full and size != SEATS[game]:
+    if full and size != info.seats:
         return False
-    if game != KHOZOR_TEAMS:
-        return size <= SEATS[game]
-    return splittable([t.size for t in group])
+    if not info.in_teams:
+        return size <= info.seats
+    _two_teams(info)
+    return splittable([t.size for t in group], info.team_size)
 
 
 def _may_fill(anchor: Ticket, near: list[Ticket], seats: int, window: float) -> bool:
@@ -276,7 +283,7 @@ def _full_groups(
 def _full_group(
     game: str, anchor: Ticket, near: list[Ticket], now: datetime, rules: MatchRules
 ) -> list[Ticket] | None:
-    for group in _full_groups(anchor, near, SEATS[game], now, rules):
+    for group in _full_groups(anchor, near, info_of(game).seats, now, rules):
         if _fits(game, group, full=True):
             return group
     return None
@@ -295,11 +302,11 @@ def _partial_group(
 
 
 def best_split(
-    group: Sequence[Ticket], level: str | None = None
+    group: Sequence[Ticket], level: str | None = None, team_size: int = 4
 ) -> tuple[list[Ticket], list[Ticket], float] | None:
-    """Khözör teams: the tickets (parties whole) split into two sides of at most four
-    players, computers of `level` making each up to four, with the predicted win
-    probability of the first side closest to 50 %. None if no split fits."""
+    """Two teams: the tickets (parties whole) split into two sides of at most
+    `team_size` players, computers of `level` making each up to `team_size`, with the
+    predicted win probability of the first side closest to 50 %. None if no split fits."""
     level = level or group[0].options.computer_level or level_for(_mean_mu(group))
     computer = COMPUTER_SKILLS[level]
     best: tuple[list[Ticket], list[Ticket], float] | None = None
@@ -307,17 +314,17 @@ def best_split(
     for mask in range(1 << len(rest)):
         side_a = [first, *(t for i, t in enumerate(rest) if mask >> i & 1)]
         side_b = [t for i, t in enumerate(rest) if not mask >> i & 1]
-        if sum(t.size for t in side_a) > TEAM_SIZE or sum(t.size for t in side_b) > TEAM_SIZE:
+        if sum(t.size for t in side_a) > team_size or sum(t.size for t in side_b) > team_size:
             continue
-        p = win_probability(_team(side_a, computer), _team(side_b, computer))
+        p = win_probability(_team(side_a, computer, team_size), _team(side_b, computer, team_size))
         if best is None or abs(p - 0.5) < abs(best[2] - 0.5):
             best = (side_a, side_b, p)
     return best
 
 
-def _team(side: Sequence[Ticket], computer: Skill) -> list[Skill]:
+def _team(side: Sequence[Ticket], computer: Skill, team_size: int) -> list[Skill]:
     skills = [t.skills[p] for t in side for p in t.players]
-    return skills + [computer] * (TEAM_SIZE - len(skills))
+    return skills + [computer] * (team_size - len(skills))
 
 
 def _mean_mu(group: Sequence[Ticket]) -> float:
@@ -331,27 +338,29 @@ def _order(key: str, items: list[Any]) -> list[Any]:
 
 
 def arrange(game: str, group: Sequence[Ticket], key: str) -> list[MatchSeat]:
-    """Who sits where. 3-5-8: humans and computers at seats in a hash order of the
-    match. Khözör: the balanced split's sides on the even and odd seats, computers
-    filling each side."""
+    """Who sits where. Every seat for itself (3-5-8): humans and computers at seats in
+    a hash order of the match. Two teams (Khözör): the balanced split's sides on the
+    two teams' seats (`GameInfo.teams`), computers filling each side."""
+    info = info_of(game)
     level = group[0].options.computer_level or level_for(_mean_mu(group))
     humans = {p: t.ticket_id for t in group for p in t.players}
-    if game != KHOZOR_TEAMS:
+    if not info.in_teams:
         names = [("player", p) for p in humans]
-        names += [("computer", str(i)) for i in range(SEATS[game] - len(humans))]
+        names += [("computer", str(i)) for i in range(info.seats - len(humans))]
         return [
             MatchSeat(player_id=name, ticket_id=humans[name])
             if kind == "player"
             else MatchSeat(level=level)
             for kind, name in _order(key, names)
         ]
-    split = best_split(group, level)
+    teams = _two_teams(info)
+    split = best_split(group, level, info.team_size)
     assert split is not None, "the group was checked by _fits"
     sides = _order(key, [0, 1])
-    seats: list[MatchSeat] = [MatchSeat(level=level)] * SEATS[game]
+    seats: list[MatchSeat] = [MatchSeat(level=level)] * info.seats
     for side, tickets in zip(sides, split[:2], strict=True):
         players = _order(key, [p for t in tickets for p in t.players])
-        for seat, player in itertools.zip_longest(TEAM_SEATS[side], players):
+        for seat, player in itertools.zip_longest(teams[side], players):
             if player is not None:
                 seats[seat] = MatchSeat(player_id=player, ticket_id=humans[player])
     return seats

@@ -21,7 +21,8 @@ from dataclasses import dataclass
 
 from openskill.models import PlackettLuce
 
-from kozyr.matchmaking.lobby import KHOZOR_TEAMS, THREE_FIVE_EIGHT, Skill
+from kozyr.games.catalogue import UnknownGame, info_of
+from kozyr.matchmaking.lobby import Skill
 
 MODEL = PlackettLuce()
 DEFAULT = Skill(MODEL.mu, MODEL.sigma)
@@ -51,10 +52,10 @@ def ordinal(skill: Skill) -> float:
 
 
 def teams_of(game: str, seats: Sequence[SeatOutcome]) -> list[list[SeatOutcome]]:
-    """3-5-8: every seat its own team; Khözör: the even seats against the odd ones."""
-    if game == KHOZOR_TEAMS:
-        return [[s for s in seats if s.seat % 2 == parity] for parity in (0, 1)]
-    return [[s] for s in seats]
+    """The game's sides (`GameInfo.sides`: its teams, or every seat alone), each with
+    the outcomes of its seats."""
+    teams = ([s for s in seats if s.seat in side] for side in info_of(game).sides)
+    return [team for team in teams if team]
 
 
 def rate(
@@ -69,12 +70,13 @@ def rate(
     without one — 3-5-8: the leaver is last; Khözör: his team lost — keeping the table's
     order among such teams; a leaver's partners are protected: a fall is not applied to
     them (their skill stays as it was), as FAF and Lichess spare a leaver's teammates."""
-    if game not in (THREE_FIVE_EIGHT, KHOZOR_TEAMS):
+    try:
+        teams = teams_of(game, seats)
+    except UnknownGame:  # a game this replica does not know: nobody is rated
         return {}
     people = [s for s in seats if s.player_id]
     if not people:
         return {}
-    teams = teams_of(game, seats)
     ratings = [
         [MODEL.rating(mu=_skill(s, skills).mu, sigma=_skill(s, skills).sigma) for s in team]
         for team in teams

@@ -38,12 +38,13 @@ from kozyr.client.caller import ServiceCaller
 from kozyr.eventstore import PostgresEventStore
 from kozyr.eventstore.durability import check_commit_durability
 from kozyr.eventstore.readiness import until_migrated
+from kozyr.games.catalogue import registered
 from kozyr.matchmaking import metrics
 from kozyr.matchmaking.book import LobbyBook
 from kozyr.matchmaking.decisions import Event, table_ended, table_noticed
 from kozyr.matchmaking.events import MatchDecided
 from kozyr.matchmaking.leavers import SeatFacts, leavers_of
-from kozyr.matchmaking.lobby import SEATS, Lobby, Match
+from kozyr.matchmaking.lobby import Lobby, Match
 from kozyr.matchmaking.matching import find_matches
 from kozyr.matchmaking.placing import Placer
 from kozyr.matchmaking.ratebook import CATEGORY, Leaderboard, RatingBook
@@ -251,7 +252,7 @@ class MatchmakingService:
         """Count the players of any new table as seated (ALREADY_SEATED, ListMyTables),
         whoever opened it: an operator's table as much as one of ours."""
         event = published_event(message.data, message.subject, "table_opened")
-        if event is None or event.table_opened.game_id not in SEATS:
+        if event is None or event.table_opened.game_id not in _game_ids():
             return
         opened = event.table_opened
         seats = [(s.player_id, s.seat) for s in opened.seats if s.player_id]
@@ -313,3 +314,8 @@ class MatchmakingService:
 
     async def run_until_signal(self) -> None:
         await self.server.run_until_signal()
+
+
+def _game_ids() -> set[str]:
+    """The games this replica knows (their tables are the ones it follows)."""
+    return {plugin.id for plugin in registered()}

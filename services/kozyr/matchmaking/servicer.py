@@ -20,6 +20,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from kozyr.api.matchmaking.v1 import matchmaking_service_pb2 as pb
 from kozyr.api.matchmaking.v1 import matchmaking_service_pb2_grpc as pb_grpc
 from kozyr.client.texts import table_service_unavailable
+from kozyr.games.catalogue import UnknownGame, game_by_code, game_by_id, info_of, registered
 from kozyr.matchmaking import decisions, texts
 from kozyr.matchmaking.book import LobbyBook
 from kozyr.matchmaking.leavers import Record
@@ -27,7 +28,6 @@ from kozyr.matchmaking.lobby import Lobby, Party, QueueOptions
 from kozyr.matchmaking.matching import MatchRules, estimated_wait, level_for
 from kozyr.matchmaking.placing import Placer
 from kozyr.matchmaking.ratebook import RatingBook, RatingRecord
-from kozyr.matchmaking.tablemaking import GAME_ENUMS, GAME_IDS
 from kozyr.matchmaking.timing import Clock
 from kozyr.runtime.auth import Role, current_principal
 from kozyr.runtime.interceptors import prefer_request_language
@@ -66,10 +66,18 @@ def _uuid(value: str, field: str) -> str:
 
 
 def _game(value: int) -> str:
-    game: str | None = GAME_IDS.get(value)  # type: ignore[call-overload]
-    if game is None:
-        raise texts.invalid_game()
-    return game
+    """The id of the registered game whose `kozyr.common.v1.Game` number is `value`."""
+    try:
+        return game_by_code(value).id
+    except UnknownGame:
+        games = sorted(registered(), key=lambda p: p.code)
+        raise texts.invalid_game([p.id for p in games]) from None
+
+
+def _code(game: str) -> Any:
+    """The `kozyr.common.v1.Game` number of a game (an open enum: typed Any here, a game
+    may be newer than the generated enum)."""
+    return game_by_id(game).code
 
 
 def _lift_reason(value: str) -> str:
@@ -96,22 +104,26 @@ def _player_id(value: str) -> str:
 
 def _options(request: Any, game: str) -> QueueOptions:
     """The table options of a request whose oneof `options` holds the game's message,
-    and whose `table` holds the table's own options a player may choose."""
+    and whose `table` holds the table's own options a player may choose. The game's
+    options a ticket may carry, and their bounds, are the game's own (`GameInfo.options`)."""
     which = request.WhichOneof("options")
     if which is not None and which != game:
         raise texts.options_game_mismatch()
-    must_trump, turn = False, 0
+    chosen: dict[str, int | bool] = {}
     if which is not None:
         given = getattr(request, which)
-        turn = int(given.turn_seconds)
-        if turn != 0 and not 10 <= turn <= 3600:
-            raise texts.invalid_turn_seconds(turn)
-        must_trump = bool(getattr(given, "must_trump", False))
+        for option in info_of(game).options:
+            value = getattr(given, option.name, None)
+            if value is None or not option.ticket:
+                continue
+            if not option.accepts(value):
+                raise texts.invalid_option(option.name, value, option.low, option.high)
+            chosen[option.name] = value
     cover = int(request.table.cover_after_seconds)
     if cover != 0 and not PLAYER_COVER_AFTER[0] <= cover <= PLAYER_COVER_AFTER[1]:
         raise texts.invalid_cover_after(cover, *PLAYER_COVER_AFTER)
     level = _computer_level(request)
-    return QueueOptions(must_trump, turn, cover, level)
+    return QueueOptions.of(chosen, cover, level)
 
 
 def _computer_level(request: Any) -> str:
@@ -153,7 +165,7 @@ def party_message(lobby: Lobby, party: Party) -> pb.Party:
 def rating_message(record: RatingRecord) -> pb.Rating:
     return pb.Rating(
         player_id=record.player_id,
-        game=GAME_ENUMS[record.game],
+        game=_code(record.game),
         mu=record.skill.mu,
         sigma=record.skill.sigma,
         ordinal=max(0.0, record.ordinal) if record.tables == 0 else record.ordinal,
@@ -250,7 +262,7 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
             return pb.WatchTicketResponse(
                 ticket_id=ticket_id,
                 state=STATES[state],
-                game=GAME_ENUMS[ticket.game],
+                game=_code(ticket.game),
                 player_ids=list(ticket.players),
                 estimated_wait=_duration(wait if state == "searching" else timedelta(0)),
                 queued_at=_timestamp(ticket.opened_at),
@@ -263,7 +275,7 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
         return pb.WatchTicketResponse(
             ticket_id=ticket_id,
             state=STATES[outcome.state],
-            game=GAME_ENUMS[outcome.game],
+            game=_code(outcome.game),
             player_ids=list(outcome.players),
             queued_at=_timestamp(outcome.opened_at),
             table_id=outcome.table_id,
@@ -417,20 +429,20 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
             table = lobby.tables[table_id]
             found.append(
                 pb.PlayerTable(
-                    table_id=table.table_id, game=GAME_ENUMS[table.game],
+                    table_id=table.table_id, game=_code(table.game),
                     seat=dict(table.seats)[player], finished=False,
                     at=_timestamp(table.opened_at),
                 )
             )  # fmt: skip
         del found[size:]
         history = []
-        for game in GAME_ENUMS:
+        for game in (plugin.id for plugin in registered()):
             history += await self._ratings.history(game, player, size)
         history.sort(key=lambda t: t.at, reverse=True)
         for rated in history[: max(0, size - len(found))]:
             found.append(
                 pb.PlayerTable(
-                    table_id=rated.table_id, game=GAME_ENUMS[rated.game], seat=rated.seat,
+                    table_id=rated.table_id, game=_code(rated.game), seat=rated.seat,
                     finished=True, place=rated.place, score=rated.score,
                     rating_change=rated.change, at=_timestamp(rated.at),
                     abandoned=rated.abandoned,

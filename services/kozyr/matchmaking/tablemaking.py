@@ -8,15 +8,11 @@ queue matches are opened with hints off (`TableOptions.hints_off`); private ones
 
 from __future__ import annotations
 
-from kozyr.api.common.v1 import games_pb2, seats_pb2
+from kozyr.api.common.v1 import seats_pb2
 from kozyr.api.table.v1 import table_service_pb2 as table_pb
-from kozyr.matchmaking.lobby import KHOZOR_TEAMS, THREE_FIVE_EIGHT, Match, QueueOptions
+from kozyr.games.catalogue import game_by_id
+from kozyr.matchmaking.lobby import Match, QueueOptions
 
-GAME_IDS = {
-    games_pb2.GAME_THREE_FIVE_EIGHT: THREE_FIVE_EIGHT,
-    games_pb2.GAME_KHOZOR_TEAMS: KHOZOR_TEAMS,
-}
-GAME_ENUMS = {name: value for value, name in GAME_IDS.items()}
 LEVELS = {
     "easy": seats_pb2.COMPUTER_LEVEL_EASY,
     "normal": seats_pb2.COMPUTER_LEVEL_NORMAL,
@@ -25,7 +21,10 @@ LEVELS = {
 
 
 def create_table_request(match: Match) -> table_pb.CreateTableRequest:
-    request = table_pb.CreateTableRequest(request_id=match.request_id, game=GAME_ENUMS[match.game])
+    request = table_pb.CreateTableRequest(
+        request_id=match.request_id,
+        game=game_by_id(match.game).code,  # type: ignore[arg-type]  # an open enum
+    )
     for seat in match.seats:
         if seat.player_id is not None:
             request.seats.append(table_pb.SeatAssignment(player_id=seat.player_id))
@@ -48,13 +47,11 @@ def _options(request: table_pb.CreateTableRequest, game: str, options: QueueOpti
                 computer_level=LEVELS.get(options.computer_level, 0),  # type: ignore[arg-type]
             )
         )
-    if game == THREE_FIVE_EIGHT:
-        request.three_five_eight.CopyFrom(
-            table_pb.ThreeFiveEightOptions(
-                must_trump=options.must_trump, turn_seconds=options.turn_seconds
-            )
-        )
-    else:
-        request.khozor_teams.CopyFrom(
-            table_pb.KhozorTeamsOptions(turn_seconds=options.turn_seconds)
-        )
+    if game not in request.DESCRIPTOR.fields_by_name:  # a game without options
+        return
+    # The game's options message, set even when every option is its default (the table
+    # then applies the game's defaults): the oneof says which game the options are for.
+    given = getattr(request, game)
+    given.SetInParent()
+    for name, value in options.game:
+        setattr(given, name, value)

@@ -29,13 +29,20 @@ def invalid_request_id() -> InvalidArgument:
     )
 
 
-def invalid_game() -> InvalidArgument:
+def invalid_game(games: list[str]) -> InvalidArgument:
+    """`games`: the ids of the registered games, named by their `Game` value."""
+    names = [f"GAME_{game.upper()}" for game in games]
+    head, last = ", ".join(names[:-1]), names[-1] if names else ""
+
+    def listed(word: str) -> str:
+        return f"{head} {word} {last}" if head else last
+
     return InvalidArgument(
         "INVALID_GAME",
         Texts(
-            en="Choose a game: GAME_THREE_FIVE_EIGHT or GAME_KHOZOR_TEAMS.",
-            ro="Alegeți un joc: GAME_THREE_FIVE_EIGHT sau GAME_KHOZOR_TEAMS.",
-            it="Scegli un gioco: GAME_THREE_FIVE_EIGHT o GAME_KHOZOR_TEAMS.",
+            en=f"Choose a game: {listed('or')}.",
+            ro=f"Alegeți un joc: {listed('sau')}.",
+            it=f"Scegli un gioco: {listed('o')}.",
         ),
     )
 
@@ -51,15 +58,19 @@ def options_game_mismatch() -> InvalidArgument:
     )
 
 
-def invalid_turn_seconds(value: int) -> InvalidArgument:
+def invalid_option(name: str, value: int | bool, low: int, high: int) -> InvalidArgument:
+    """A game's option outside its bounds (`GameInfo.options`; a flag is never refused):
+    `INVALID_TURN_SECONDS` for the turn's clock, every game's; `INVALID_GAME_OPTION`
+    (metadata `option`) for any other."""
+    texts = Texts(
+        en=f"{name} must be 0 (the default) or {low} to {high} (got {value}).",
+        ro=f"{name} trebuie să fie 0 (implicit) sau între {low} și {high} (primit {value}).",
+        it=f"{name} deve essere 0 (predefinito) o tra {low} e {high} (ricevuto {value}).",
+    )
+    if name == "turn_seconds":
+        return InvalidArgument("INVALID_TURN_SECONDS", texts, metadata={"turnSeconds": str(value)})
     return InvalidArgument(
-        "INVALID_TURN_SECONDS",
-        Texts(
-            en=f"turn_seconds must be 0 (the default) or 10 to 3600 (got {value}).",
-            ro=f"turn_seconds trebuie să fie 0 (implicit) sau între 10 și 3600 (primit {value}).",
-            it=f"turn_seconds deve essere 0 (predefinito) o tra 10 e 3600 (ricevuto {value}).",
-        ),
-        metadata={"turnSeconds": str(value)},
+        "INVALID_GAME_OPTION", texts, metadata={"option": name, "value": str(value)}
     )
 
 

@@ -372,7 +372,7 @@ def _plugin(code: int) -> AnyPlugin:
 
 
 def _game_name(plugin: AnyPlugin) -> str:
-    """A game as the enum names it (THREE_FIVE_EIGHT), or its id if the enum does not."""
+    """A game as the `Game` enum names it (without GAME_), or its id if the enum does not."""
     try:
         return games_pb2.Game.Name(games_pb2.Game.ValueType(plugin.code)).removeprefix("GAME_")
     except ValueError:

@@ -13,11 +13,13 @@ from kozyr.eventstore import PostgresEventStore, migrate
 from kozyr.matchmaking import decisions
 from kozyr.matchmaking.book import Decision, LobbyBook
 from kozyr.matchmaking.events import MatchDecided
-from kozyr.matchmaking.lobby import STREAM, THREE_FIVE_EIGHT, Lobby, QueueOptions, Skill, encode
+from kozyr.matchmaking.lobby import STREAM, Lobby, QueueOptions, Skill, encode
 from kozyr.matchmaking.matching import MatchRules, find_matches
 from kozyr.matchmaking.ratebook import Leaderboard, RatingBook, stream_of
 from kozyr.matchmaking.ratings import SeatOutcome
 from kozyr.runtime.errors import FailedPrecondition
+
+THREE_FIVE_EIGHT = "three_five_eight"
 
 pytestmark = pytest.mark.integration
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)

@@ -15,7 +15,6 @@ from kozyr.api.matchmaking.v1 import matchmaking_service_pb2 as pb
 from kozyr.api.table.v1 import table_service_pb2 as table_pb
 from kozyr.client import MatchmakingClient, TableClient
 from kozyr.matchmaking import decisions
-from kozyr.matchmaking.lobby import THREE_FIVE_EIGHT
 from kozyr.matchmaking.ratings import SeatOutcome
 from kozyr.runtime.auth import Role
 from kozyr.runtime.errors import error_details, error_reason
@@ -23,6 +22,8 @@ from tests.integration.matchmaking.conftest import RunningMatchmaking, running_m
 from tests.integration.table.conftest import RunningTableService
 from tests.support.matchmaking import final_state
 from tests.support.tables import token
+
+THREE_FIVE_EIGHT = "three_five_eight"
 
 pytestmark = pytest.mark.integration
 THREE = games_pb2.GAME_THREE_FIVE_EIGHT

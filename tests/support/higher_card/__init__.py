@@ -3,7 +3,7 @@ own rules, plugin and proto view message. Importing this package registers it: f
 then on the real table service plays it, though no line of the service names it."""
 
 from tests.support.higher_card import rules
-from tests.support.higher_card.plugin import CODE, PLUGIN
+from tests.support.higher_card.plugin import CODE, INFO, PLUGIN
 from tests.support.higher_card.view_message import HigherCardView
 
-__all__ = ["CODE", "PLUGIN", "HigherCardView", "rules"]
+__all__ = ["CODE", "INFO", "PLUGIN", "HigherCardView", "rules"]

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from kozyr.games.info import LEVELS, GameInfo, first_listed
 from kozyr.games.plugin import (
     AuditProfile,
     CardPlaces,
@@ -20,6 +21,7 @@ from kozyr.games.plugin import (
     register,
     seat_list,
 )
+from kozyr.texts import Texts
 from tests.support.higher_card import rules as g
 from tests.support.higher_card.view_message import VIEW
 
@@ -67,6 +69,25 @@ STEP_TEXTS: Mapping[str, Text] = {
     "GameEnded": lambda d: f"game over: scores {seat_list(d['scores'])}",
 }
 
+INFO = GameInfo(
+    name=Texts(en="Higher card", ro="Cartea mai mare", it="Carta più alta"),
+    short="highcard",
+    seats=g.SEATS,
+    party_max=g.SEATS,
+    about=Texts(
+        en="Two players; the higher card wins each round.",
+        ro="Doi jucători; cartea mai mare câștigă fiecare tură.",
+        it="Due giocatori; la carta più alta vince ogni mano.",
+    ),
+    levels=dict.fromkeys(LEVELS, first_listed),
+    turn_names={
+        "play": Texts(en="Play a card", ro="Joacă o carte", it="Gioca una carta"),
+        "chance": Texts(en="The table deals", ro="Masa împarte", it="Il tavolo distribuisce"),
+    },
+)
+"""Two seats, each for itself, a party of two fills the table; every level plays the
+first listed move (the trivial legal-move player)."""
+
 PLUGIN: GamePlugin[g.State, g.Command, g.Event] = GamePlugin(
     id=g.GAME_ID,
     code=CODE,
@@ -75,6 +96,7 @@ PLUGIN: GamePlugin[g.State, g.Command, g.Event] = GamePlugin(
     action_of=action_of,
     view_message=VIEW,
     fair_deal=fair_deal,
+    info=INFO,
     audit=AuditProfile(
         deal_event="CardsDealt",
         number_field="deal",

@@ -17,8 +17,6 @@ from kozyr.matchmaking.leavers import (
     cooldown_end,
 )
 from kozyr.matchmaking.lobby import (
-    KHOZOR_TEAMS,
-    THREE_FIVE_EIGHT,
     QueueOptions,
     Skill,
     decode,
@@ -27,6 +25,9 @@ from kozyr.matchmaking.lobby import (
 )
 from kozyr.matchmaking.ratings import DEFAULT, SeatOutcome, ordinal, rate
 from kozyr.runtime.errors import KozyrError
+
+THREE_FIVE_EIGHT = "three_five_eight"
+KHOZOR_TEAMS = "khozor_teams"
 
 NOW = datetime(2030, 1, 1, 12, tzinfo=UTC)
 

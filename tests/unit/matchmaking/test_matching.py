@@ -27,8 +27,6 @@ from kozyr.matchmaking.events import (
     UnknownLobbyEvent,
 )
 from kozyr.matchmaking.lobby import (
-    KHOZOR_TEAMS,
-    THREE_FIVE_EIGHT,
     Lobby,
     QueueOptions,
     Skill,
@@ -48,6 +46,9 @@ from kozyr.matchmaking.ratebook import Leaderboard, stream_of
 from kozyr.matchmaking.ratings import DEFAULT, MODEL, SeatOutcome, ordinal, rate, win_probability
 from kozyr.matchmaking.tablemaking import create_table_request
 from kozyr.runtime.errors import FailedPrecondition, PermissionDenied
+
+THREE_FIVE_EIGHT = "three_five_eight"
+KHOZOR_TEAMS = "khozor_teams"
 
 T0 = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 RULES = MatchRules(fill_after=60, base_gap=3, widen_per_second=0.25, max_gap=25)
@@ -158,10 +159,18 @@ def test_tickets_meet_only_tickets_that_chose_the_same_table_options() -> None:
 
 def test_queue_options_keep_their_stored_shape_when_nothing_is_chosen() -> None:
     """Events written before players could choose table options decode as "not chosen";
-    a ticket that chooses none is stored as before, one that does round-trips."""
-    assert QueueOptions().encode() == {"must_trump": False, "turn_seconds": 0}
-    assert QueueOptions.decode({"must_trump": True, "turn_seconds": 30}) == QueueOptions(True, 30)
-    chosen = QueueOptions(False, 0, 60, "easy")
+    the game's options are the game's own names (GameInfo.options), defaults left out:
+    an event of before that spelled them all out means the same as one that does not,
+    and still encodes back as it was stored; chosen options round-trip."""
+    assert QueueOptions().encode() == {}
+    old = {"must_trump": False, "turn_seconds": 0}
+    assert QueueOptions.decode(old) == QueueOptions() == QueueOptions.decode({})
+    assert QueueOptions.decode(old).encode() == old
+    given = QueueOptions.decode({"must_trump": True, "turn_seconds": 30})
+    assert given == QueueOptions.of({"turn_seconds": 30, "must_trump": True})
+    assert given.game == (("must_trump", True), ("turn_seconds", 30))
+    assert given != QueueOptions.of({"turn_seconds": 30})
+    chosen = QueueOptions.of({"turn_seconds": 20}, 60, "easy")
     assert QueueOptions.decode(json.loads(json.dumps(chosen.encode()))) == chosen
     request = create_table_request(
         decisions_match(QueueOptions()),
@@ -263,7 +272,7 @@ def test_khozor_fill_puts_computers_on_both_teams_as_needed() -> None:
      ([2, 2, 2, 2], True), ([3, 3], True), ([4, 4, 1], False), ([3, 2, 2], True)],
 )  # fmt: skip
 def test_parties_fit_two_teams_of_four_only_whole(sizes: list[int], fits: bool) -> None:
-    assert splittable(sizes) is fits
+    assert splittable(sizes, 4) is fits
 
 
 def test_a_split_that_breaks_a_party_is_never_made() -> None:
@@ -579,7 +588,10 @@ def test_the_decisions_store_what_they_always_stored() -> None:
         options=QueueOptions(), fill_now=False, skills={"ana": Skill(25.0, 8.0)}, now=T0,
     )  # fmt: skip
     fold(opened, lobby)
-    assert lobby_events.encode(opened[0]) == STORED[0]
+    kind, data = lobby_events.encode(opened[0])
+    assert (kind, data) == (STORED[0][0], {**STORED[0][1], "options": {}})
+    # the options of before, spelled out, and those of now mean the same ticket
+    assert QueueOptions.decode(STORED[0][1]["options"]) == QueueOptions.decode(data["options"])
     assert lobby_events.encode(decisions.cancel(lobby, "ana", "t1")[0]) == STORED[1]
     ended = decisions.table_ended(lobby, "tb")
     assert [lobby_events.encode(e) for e in ended] == [STORED[7]]

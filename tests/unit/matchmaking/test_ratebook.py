@@ -21,9 +21,11 @@ from kozyr.eventstore import (
     NewEvent,
     NewMessage,
 )
-from kozyr.matchmaking.lobby import THREE_FIVE_EIGHT, Skill
+from kozyr.matchmaking.lobby import Skill
 from kozyr.matchmaking.ratebook import Leaderboard, RatingBook, stream_of
 from kozyr.matchmaking.ratings import DEFAULT, SeatOutcome, rate
+
+THREE_FIVE_EIGHT = "three_five_eight"
 
 
 class RacedStore(InMemoryEventStore):

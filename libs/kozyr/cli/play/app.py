@@ -5,6 +5,7 @@ everything it sends from `controls`; the network is `lobby` and `session`'s."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import ClassVar
 
@@ -16,17 +17,27 @@ from textual.containers import VerticalScroll
 from textual.css.query import NoMatches
 from textual.widgets import Static
 
-from kozyr.api.common.v1 import games_pb2
 from kozyr.api.table.v1 import actions_pb2, views_pb2
-from kozyr.cli.play import controls, render, render_358, render_khozor
+from kozyr.cli.play import controls, render, render_358, render_any, render_khozor
 from kozyr.cli.play.endpoints import Endpoints
 from kozyr.cli.play.lobby import LobbyError, Plan, find_table
 from kozyr.cli.play.session import TableSession
 from kozyr.cli.play.texts import back_command, label
 from kozyr.client import BotsClient, ClockClient, MatchmakingClient, TableClient
+from kozyr.games.catalogue import UnknownGame, game_by_code
 from kozyr.texts import Lang
 
 SIGNALS = {"three": actions_pb2.SIGNAL_THREE_SET, "five": actions_pb2.SIGNAL_FIVE_SET}
+
+Renderer = Callable[[views_pb2.TableView, Lang], list[Text]]
+RENDERERS: dict[str, Renderer] = {
+    render_358.GAME_VIEW: render_358.table_lines,
+    render_khozor.GAME_VIEW: render_khozor.table_lines,
+}
+"""The games drawn by a renderer of their own, by their field in `TableView.game_view`;
+every other game by `render_any`, from its plugin and its view."""
+KEYED_MOVES = frozenset({"pick_up", "toggle_signal"})
+"""Moves of their own keys (p, t, f): their help is shown for a game that has them."""
 
 
 class PlayApp(App[None]):
@@ -80,13 +91,13 @@ class PlayApp(App[None]):
         """The keys of the game (the table's, once known), and the table's id (to come
         back to it)."""
         keys = label("keys", self.lang)
-        khozor = (
-            self.view.HasField("khozor_teams")
-            if self.view is not None
-            else self.plan.game == games_pb2.GAME_KHOZOR_TEAMS
-        )
-        if khozor:
-            keys += "\n" + label("keys_khozor", self.lang)
+        code = self.view.game if self.view is not None else self.plan.game
+        try:
+            moves = set(game_by_code(code).commands)
+        except UnknownGame:
+            moves = set()
+        if moves & KEYED_MOVES:
+            keys += "\n" + label("keys_pick_up_signals", self.lang)
         if self.session is not None:
             keys += "\n" + label(
                 "table_id",
@@ -166,11 +177,8 @@ class PlayApp(App[None]):
         view = self.view
         if view is None:
             return
-        lines = (
-            render_khozor.table_lines(view, self.lang)
-            if view.HasField("khozor_teams")
-            else render_358.table_lines(view, self.lang)
-        )
+        renderer = RENDERERS.get(view.WhichOneof("game_view") or "", render_any.table_lines)
+        lines = renderer(view, self.lang)
         self._show("table", Text("\n").join(lines))
         self._show("hand", self._hand(view))
         self._draw_turn()

@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from kozyr.cli.problems import CliError
+from kozyr.games.catalogue import game_words
 from kozyr.texts import Lang, parse_lang
 
 Target = Annotated[
@@ -17,7 +18,7 @@ Target = Annotated[
 
 
 def play(
-    game: Annotated[str, typer.Option("--game", help="358 or khozor.")] = "358",
+    game: Annotated[str, typer.Option("--game", help=f"{game_words()}.")] = "358",
     computers: Annotated[
         str,
         typer.Option(

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 
 from kozyr.api.common.v1 import cards_pb2
 from kozyr.api.table.v1 import actions_pb2, views_pb2
-from kozyr.games.three_five_eight.model import Contract
+from kozyr.client.games import UnknownGame, action_of, game_view, plugin_of
 
 CARD_MOVES = {
     "play": "play_card",
@@ -29,9 +29,6 @@ CARD_MOVES = {
 
 MULTI_CARD = frozenset({"discard", "lead", "beat"})
 """Action fields that take several cards (the others take one)."""
-
-CONTRACTS = tuple(actions_pb2.Contract.Value(f"CONTRACT_{c.name}") for c in Contract)
-"""The six contracts in the rules' order (the wire names each CONTRACT_<member>)."""
 
 
 @dataclass(frozen=True)
@@ -47,17 +44,11 @@ class Selection:
     move: actions_pb2.Action | None = None
 
 
-def game_view(
-    view: views_pb2.TableView,
-) -> views_pb2.ThreeFiveEightView | views_pb2.KhozorTeamsView:
-    """The game's own part of a view (3-5-8 or Khözör)."""
-    if view.HasField("khozor_teams"):
-        return view.khozor_teams
-    return view.three_five_eight
-
-
 def hand(view: views_pb2.TableView) -> list[str]:
-    return list(game_view(view).hand)
+    """The seat's cards: the `hand` of the game's own view (none for a game without)."""
+    if view.WhichOneof("game_view") is None:
+        return []
+    return list(getattr(game_view(view), "hand", ()))
 
 
 def is_mine(view: views_pb2.TableView) -> bool:
@@ -71,16 +62,19 @@ def turn_moves(view: views_pb2.TableView) -> list[actions_pb2.Action]:
 
 
 def choices(view: views_pb2.TableView) -> list[actions_pb2.Action]:
-    """The row of a decision that is not about cards, or [] when the hand is the row:
-    the six contracts (the used ones too), or the opener seats on offer."""
-    if view.turn.kind == "contract":
-        return [
-            actions_pb2.Action(choose_contract=actions_pb2.ChooseContract(contract=c))
-            for c in CONTRACTS
-        ]
-    if view.turn.kind == "confirm_opener":
-        return [a for a in view.legal_actions if a.WhichOneof("action") == "confirm_opener"]
-    return []
+    """The row of a decision that is not about cards, or [] when the hand is the row: the
+    choices the game shows for the turn (`GameInfo.choices`), the illegal ones too
+    (3-5-8's six contracts, used ones included), or the listed moves where the game
+    offers them (Khözör's opener seats on offer)."""
+    try:
+        offered = plugin_of(view).info.choices.get(view.turn.kind)
+    except UnknownGame:
+        offered = None
+    if offered is None:
+        return []
+    if not offered:
+        return turn_moves(view)
+    return [action_of(move) for move in offered]
 
 
 def row_length(view: views_pb2.TableView) -> int:

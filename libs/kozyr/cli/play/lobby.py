@@ -23,6 +23,7 @@ from kozyr.api.table.v1 import table_service_pb2 as table_pb
 from kozyr.cli.play.session import error_text
 from kozyr.cli.play.texts import join_command, label
 from kozyr.client import MatchmakingClient
+from kozyr.games.catalogue import UnknownGame, game_words, plugin_by_word
 from kozyr.runtime.errors import error_details
 from kozyr.texts import Lang
 
@@ -54,7 +55,6 @@ class Plan:
     """For a host: start a private table (else queue the party)."""
 
 
-GAMES = {"358": games_pb2.GAME_THREE_FIVE_EIGHT, "khozor": games_pb2.GAME_KHOZOR_TEAMS}
 LEVELS = {"auto": 0, "easy": 1, "normal": 2, "hard": 3}
 """`--computers`: the level of the computers in a private table's free seats (auto: the
 level that suits the player's rating); "none" keeps them out of the queue's tables."""
@@ -70,8 +70,10 @@ def make_plan(
     computers: str = "auto",
 ) -> Plan:
     """The plan of the command line's options; ValueError says which do not fit."""
-    if game not in GAMES:
-        raise ValueError(f"--game is 358 or khozor, not {game!r}")
+    try:
+        chosen = plugin_by_word(game)
+    except UnknownGame:
+        raise ValueError(f"--game is {game_words()}, not {game!r}") from None
     if computers != "none" and computers not in LEVELS:
         raise ValueError(f"--computers is one of {', '.join([*LEVELS, 'none'])}, not {computers!r}")
     ways = [
@@ -86,7 +88,7 @@ def make_plan(
             "a private table fills its free seats with computers: not with --computers none"
         )
     plan = Plan(
-        game=GAMES[game],
+        game=chosen.code,  # type: ignore[arg-type]  # an open enum: any registered game
         mode=Mode.PRIVATE if private else Mode.QUEUE,
         computers=computers != "none",
         level=LEVELS.get(computers, 0),

@@ -1,6 +1,6 @@
 """Pure rendering shared by both games: cards, seats, the turn line with its clock, the
 hand row and the choices row, and the words for a move. Text in, `rich.text.Text` out;
-the game modules (`render_358`, `render_khozor`) draw the table itself."""
+a game's own drawing (or `render_any`) draws the table itself."""
 
 from __future__ import annotations
 
@@ -13,10 +13,8 @@ from kozyr.api.common.v1 import seats_pb2
 from kozyr.api.table.v1 import actions_pb2, views_pb2
 from kozyr.cli.play import controls
 from kozyr.cli.play.texts import label
+from kozyr.client.games import UnknownGame, move_of, plugin_of
 from kozyr.games.cards import CardParseError, parse_card
-from kozyr.games.khozor_teams import texts as khozor_texts
-from kozyr.games.three_five_eight import texts as tfe_texts
-from kozyr.games.three_five_eight.model import Contract
 from kozyr.games.translations import card_name
 from kozyr.texts import Lang, Texts, in_language
 
@@ -44,14 +42,6 @@ def card_text(code: str, lang: Lang, style: str = "") -> Text:
 
 def cards_text(codes: Sequence[str], lang: Lang) -> Text:
     return Text(" ").join(card_text(c, lang) for c in codes)
-
-
-def contract_name(code: str, lang: Lang) -> str:
-    """A contract code of the 3-5-8 view ("S", "NT" …) by its name in `lang`."""
-    try:
-        return tfe_texts.name(tfe_texts.CONTRACT_NAMES, Contract(code), lang)
-    except ValueError:
-        return code
 
 
 def seat_name(view: views_pb2.TableView, seat: int, lang: Lang) -> str:
@@ -101,10 +91,11 @@ def catalogue_name(catalogue: Mapping[str, Texts], key: str, lang: Lang) -> str:
 
 
 def turn_kind_name(view: views_pb2.TableView, lang: Lang) -> str:
-    catalogue = (
-        khozor_texts.TURN_KIND_NAMES if view.HasField("khozor_teams") else tfe_texts.TURN_KIND_NAMES
-    )
-    return catalogue_name(catalogue, view.turn.kind, lang)
+    """The turn's kind by the game's name for it (`GameInfo.turn_names`)."""
+    try:
+        return plugin_of(view).info.turn_name(view.turn.kind, lang)
+    except UnknownGame:
+        return view.turn.kind
 
 
 def turn_line(view: views_pb2.TableView, lang: Lang, now: datetime) -> Text:
@@ -164,24 +155,25 @@ def choices_row(view: views_pb2.TableView, selection: controls.Selection, lang: 
 
 
 def describe(view: views_pb2.TableView, action: actions_pb2.Action, lang: Lang) -> str:
-    """A move in words: "10♥", "♠ trump", "pick up", "3-set", "opener: ana"."""
+    """A move in words: "10♥", "♠ trump", "pick up", "3-set", "opener: ana" — a value the
+    move carries by the game's name for it (`GameInfo.choice_names`), else its cards."""
     kind = action.WhichOneof("action")
-    if kind == "choose_contract":
-        wire = actions_pb2.Contract.Name(action.choose_contract.contract)
-        member = wire.removeprefix("CONTRACT_")  # the wire's names: CONTRACT_<member>
-        return (
-            contract_name(Contract[member].value, lang) if member in Contract.__members__ else "?"
-        )
     if kind == "confirm_opener":
         name = seat_name(view, action.confirm_opener.opener_seat, lang)
         return label("confirm_opener", lang, name=name)
     if kind == "pick_up":
         return label("pick_up", lang)
-    if kind == "toggle_signal":
-        key = (
-            "three_set"
-            if action.toggle_signal.signal == actions_pb2.SIGNAL_THREE_SET
-            else "five_set"
-        )
-        return catalogue_name(khozor_texts.SIGNAL_NAMES, key, lang)
+    named = choice_names(view)
+    if kind is not None and named:
+        _, fields = move_of(action)
+        for value in fields.values():
+            if isinstance(value, str) and value in named:
+                return named[value][lang]
     return " ".join(card_label(c, lang) for c in controls.action_cards(action))
+
+
+def choice_names(view: views_pb2.TableView) -> Mapping[str, Texts]:
+    try:
+        return plugin_of(view).info.choice_names
+    except UnknownGame:
+        return {}

@@ -7,14 +7,25 @@ from __future__ import annotations
 from rich.text import Text
 
 from kozyr.api.table.v1 import views_pb2
-from kozyr.cli.play.render import card_text, cards_text, contract_name, seat_name, seat_state
+from kozyr.cli.play.render import card_text, cards_text, seat_name, seat_state
 from kozyr.cli.play.texts import label
 from kozyr.games.three_five_eight import texts as tfe_texts
-from kozyr.games.three_five_eight.model import Phase, Role
+from kozyr.games.three_five_eight.model import Contract, Phase, Role
 from kozyr.texts import Lang
 
 CONTRACT_ORDER = ("S", "H", "D", "C", "NT", "MT")
 SHORT = {"S": "♠", "H": "♥", "D": "♦", "C": "♣", "NT": "NT", "MT": "MT"}
+
+GAME_VIEW = "three_five_eight"
+"""The field of `TableView.game_view` this module draws."""
+
+
+def contract_name(code: str, lang: Lang) -> str:
+    """A contract code of the 3-5-8 view ("S", "NT" …) by its name in `lang`."""
+    try:
+        return tfe_texts.name(tfe_texts.CONTRACT_NAMES, Contract(code), lang)
+    except ValueError:
+        return code
 
 
 def contracts_left(game: views_pb2.ThreeFiveEightView, seat: int) -> list[str]:

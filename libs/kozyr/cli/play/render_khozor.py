@@ -15,6 +15,9 @@ from kozyr.texts import Lang
 
 SUITS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 
+GAME_VIEW = "khozor_teams"
+"""The field of `TableView.game_view` this module draws."""
+
 
 def team_of(seat: int) -> str:
     """Team A sits on the even seats, team B on the odd ones."""

@@ -130,7 +130,7 @@ LABELS: Final[Mapping[str, Texts]] = {
         ro="←/→ sau 1-9,0 alege · Spațiu marchează · Enter joacă · h sugestie · q ieșire",
         it="←/→ o 1-9,0 scegli · Spazio segna · Invio gioca · h suggerimento · q esci",
     ),
-    "keys_khozor": Texts(
+    "keys_pick_up_signals": Texts(
         en="p pick up · t 3-set signal · f 5-set signal",
         ro="p ia cărțile · t semnal set de 3 · f semnal set de 5",
         it="p raccogli · t segnale set da 3 · f segnale set da 5",

@@ -8,6 +8,10 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from kozyr.games import khozor_teams as g
+from kozyr.games.info import GameInfo, GameOption, first_listed
+from kozyr.games.khozor_teams import computer
+from kozyr.games.khozor_teams.model import TURN_SECONDS_MAX, TURN_SECONDS_MIN
+from kozyr.games.khozor_teams.texts import SIGNAL_NAMES, TURN_KIND_NAMES
 from kozyr.games.plugin import (
     AuditProfile,
     CardPlaces,
@@ -23,6 +27,7 @@ from kozyr.games.plugin import (
     hidden_or,
     register,
 )
+from kozyr.texts import Texts
 
 CODE = 2
 """`kozyr.common.v1.Game.GAME_KHOZOR_TEAMS`."""
@@ -159,6 +164,25 @@ AUDIT: AuditProfile[g.Command] = AuditProfile(
     score_event="RoundWon",
 )
 
+INFO = GameInfo(
+    name=Texts(en="Khözör", ro="Khözör", it="Khözör"),
+    short="khozor",
+    seats=g.SEATS,
+    party_max=4,
+    about=Texts(
+        en="Eight players in two teams of four, partners on alternate seats.",
+        ro="Opt jucători în două echipe de câte patru, partenerii pe locuri alternate.",
+        it="Otto giocatori in due squadre da quattro, i compagni su posti alterni.",
+    ),
+    teams=(g.Team.A.seats, g.Team.B.seats),
+    options=(GameOption("turn_seconds", low=TURN_SECONDS_MIN, high=TURN_SECONDS_MAX),),
+    levels={"easy": first_listed, "normal": computer.normal, "hard": None},
+    announce=computer.true_signal_moves,
+    turn_names=TURN_KIND_NAMES,
+    choices={"confirm_opener": ()},
+    choice_names={_SIGNAL_PREFIX + g.SignalKind(key).name: t for key, t in SIGNAL_NAMES.items()},
+)
+
 PLUGIN: GamePlugin[g.State, g.Command, g.Event] = GamePlugin(
     id=g.GAME_ID,
     code=CODE,
@@ -169,6 +193,7 @@ PLUGIN: GamePlugin[g.State, g.Command, g.Event] = GamePlugin(
     seat_view=g.seat_view,
     fair_deal=fair_deal,
     audit=AUDIT,
+    info=INFO,
     audience=g.audience,
     tapped_by=g.tapped_by,
     decided_by=decided_by,

@@ -8,6 +8,7 @@ from typing import Any
 
 from kozyr.games import three_five_eight as g
 from kozyr.games.cards import Card
+from kozyr.games.info import GameInfo, GameOption
 from kozyr.games.plugin import (
     AuditProfile,
     CardPlaces,
@@ -27,6 +28,10 @@ from kozyr.games.plugin import (
     register,
     seat_list,
 )
+from kozyr.games.three_five_eight import computer
+from kozyr.games.three_five_eight.options import TURN_SECONDS_MAX, TURN_SECONDS_MIN
+from kozyr.games.three_five_eight.texts import CONTRACT_NAMES, TURN_KIND_NAMES
+from kozyr.texts import Texts
 
 CODE = 1
 """`kozyr.common.v1.Game.GAME_THREE_FIVE_EIGHT`."""
@@ -219,6 +224,30 @@ AUDIT: AuditProfile[g.Command] = AuditProfile(
     score_event="DealScored",
 )
 
+INFO = GameInfo(
+    name=Texts(en="3-5-8", ro="3-5-8", it="3-5-8"),
+    short="358",
+    seats=g.SEATS,
+    party_max=g.SEATS,
+    about=Texts(
+        en="Three players, each for himself: 8, 5 and 3 tricks to make.",
+        ro="Trei jucători, fiecare pentru sine: 8, 5 și 3 levate de făcut.",
+        it="Tre giocatori, ognuno per sé: 8, 5 e 3 prese da fare.",
+    ),
+    options=(
+        GameOption("must_trump", flag=True),
+        GameOption("turn_seconds", low=TURN_SECONDS_MIN, high=TURN_SECONDS_MAX),
+    ),
+    levels={"easy": computer.easy, "normal": computer.normal, "hard": None},
+    turn_names=TURN_KIND_NAMES,
+    choice_names={f"{_CONTRACT_PREFIX}{c.name}": t for c, t in CONTRACT_NAMES.items()},
+    choices={
+        "contract": tuple(
+            ("choose_contract", {"contract": f"{_CONTRACT_PREFIX}{c.name}"}) for c in g.Contract
+        )
+    },
+)
+
 PLUGIN: GamePlugin[g.State, g.Command, g.Event] = GamePlugin(
     id=g.GAME_ID,
     code=CODE,
@@ -228,6 +257,7 @@ PLUGIN: GamePlugin[g.State, g.Command, g.Event] = GamePlugin(
     view_message="kozyr.table.v1.ThreeFiveEightView",
     fair_deal=fair_deal,
     audit=AUDIT,
+    info=INFO,
     options_from_wire=options_from_wire,
     view_to_wire=view_to_wire,
     wide_turns=frozenset({"discard"}),

@@ -1,9 +1,11 @@
-"""Khözör from one seat's view: the `normal` rules of thumb (`easy` is the first listed
+"""Khözör's computer players on neutral data (its `GameInfo.levels` and `announce`):
+from one seat's view — the game's view as a dict and the moves it lists as (field,
+fields), `kozyr.games.info` — the `normal` rules of thumb (`easy` is the first listed
 move, which the engine makes the timeout's default) and the team signals every
-computer player sets.
+computer player sets. Pure: the bots service calls them, knowing no game.
 
-The rules of thumb are written on cards, so that the `hard` level's playouts
-(`kozyr.bots.search_khozor`) play the same `normal` game on engine states.
+The rules of thumb are written on cards, so that the `hard` level's playouts (the bots
+service's `hard_khozor`) play the same `normal` game on engine states.
 
 `normal`, honestly (docs/bots.md):
 - opener: the seat of the opening team with the fewest cards (ties: the lowest seat).
@@ -13,17 +15,17 @@ The rules of thumb are written on cards, so that the `hard` level's playouts
 - defence: the cheapest beat (the engine lists the weakest first); a pickup instead
   when that beat would spend a joker while the reserve still has cards, or a high trump
   (king or better) on a single card while the reserve still has cards.
-- signals: a computer player announces its true sets (`signal_toggles`); its play never
+- signals: a computer player announces its true sets (`true_signal_moves`); its play never
   reads its teammates' signals (RULES.md: "their play is not changed by signals").
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
-from kozyr.api.common.v1 import cards_pb2
-from kozyr.api.table.v1 import actions_pb2, views_pb2
 from kozyr.games.cards import Card, Suit, parse_card
+from kozyr.games.info import Move
 from kozyr.games.khozor_teams.beating import power
 from kozyr.games.khozor_teams.model import SignalKind
 from kozyr.games.khozor_teams.signals import true_signals
@@ -32,10 +34,6 @@ ORDINARY_TOP = power(parse_card("AC"), Suit.SPADES)
 """The highest power of a card that is neither trump nor joker (an ace off trump)."""
 HIGH_TRUMP = power(parse_card("KS"), Suit.SPADES)
 """A trump this strong or stronger is kept rather than spent on a single card early."""
-SIGNAL_CODES = {
-    SignalKind.THREE_SET: actions_pb2.SIGNAL_THREE_SET,
-    SignalKind.FIVE_SET: actions_pb2.SIGNAL_FIVE_SET,
-}
 
 
 # ------------------------------------------------------------- rules on cards
@@ -64,59 +62,57 @@ def pick_up_instead(cheapest: tuple[Card, ...], reserve_count: int, trump: Suit)
 
 # ---------------------------------------------------------------- from a view
 
+SIGNAL_PREFIX = "SIGNAL_"
+"""`kozyr.table.v1.Signal` names each signal SIGNAL_<SignalKind member name>."""
 
-def _cards(cards: Sequence[cards_pb2.Card]) -> tuple[Card, ...]:
-    return tuple(parse_card(c.code) for c in cards)
+
+def move_cards(fields: Mapping[str, Any]) -> tuple[Card, ...]:
+    """The cards of a lead or a beat (`{"cards": [{"code": "7H"}, …]}`)."""
+    return tuple(parse_card(card["code"]) for card in fields.get("cards", ()))
 
 
-def normal(
-    view: views_pb2.KhozorTeamsView, moves: Sequence[actions_pb2.Action]
-) -> actions_pb2.Action:
-    kind = moves[0].WhichOneof("action")
+def normal(view: Mapping[str, Any], moves: Sequence[Move]) -> Move:
+    """The `normal` move of the seat whose view this is, among the listed `moves` (its
+    signal toggles aside: those are `true_signal_moves`', never the turn's move)."""
+    moves = [m for m in moves if m[0] != "toggle_signal"] or list(moves)
+    kind = moves[0][0]
     if kind == "confirm_opener":
-        counts = view.hand_counts
-        return min(
-            moves,
-            key=lambda a: (counts[a.confirm_opener.opener_seat], a.confirm_opener.opener_seat),
-        )
-    if not view.HasField("trump"):
+        counts = view["hand_counts"]
+        return min(moves, key=lambda m: (counts[m[1]["opener_seat"]], m[1]["opener_seat"]))
+    if view.get("trump") is None:
         return moves[0]
-    trump = Suit(view.trump)
+    trump = Suit(view["trump"])
     if kind == "lead":
-        by_cards = {_cards(a.lead.cards): a for a in moves}
+        by_cards = {move_cards(m[1]): m for m in moves}
         return by_cards[choose_lead(list(by_cards), trump)]
-    beats = [a for a in moves if a.WhichOneof("action") == "beat"]
-    pickup = next((a for a in moves if a.WhichOneof("action") == "pick_up"), None)
+    beats = [m for m in moves if m[0] == "beat"]
+    pickup = next((m for m in moves if m[0] == "pick_up"), None)
     if not beats:
         return pickup or moves[0]
     cheapest = beats[0]
     if pickup is not None and pick_up_instead(
-        _cards(cheapest.beat.cards), view.reserve_count, trump
+        move_cards(cheapest[1]), view["reserve_count"], trump
     ):
         return pickup
     return cheapest
 
 
-def signal_toggles(view: views_pb2.TableView) -> list[actions_pb2.Action]:
+def true_signal_moves(view: Mapping[str, Any], moves: Sequence[Move]) -> list[Move]:
     """The listed signal toggles that make the seat's signals its hand's truth.
 
     RULES.md: computer players set their own true signals. A set the hand no longer
     holds is cleared by the engine after the move that breaks it; a set gained (a
-    refill, a pickup) is announced here. Empty for a 3-5-8 view, a spectator, or when
-    every signal already tells the truth.
+    refill, a pickup) is announced here. Empty for a spectator, or when every signal
+    already tells the truth.
     """
-    if view.WhichOneof("game_view") != "khozor_teams" or not view.HasField("seat"):
+    seat = view.get("viewer_seat")
+    if seat is None:
         return []
-    game = view.khozor_teams
-    truth = true_signals([parse_card(c) for c in game.hand])
-    mine = next((row for row in game.signals if row.seat == view.seat), None)
+    truth = true_signals([parse_card(c) for c in view.get("hand", ())])
+    mine = next((row for row in view.get("signals", ()) if row.get("seat") == seat), None)
     shown = {
-        SignalKind.THREE_SET: bool(mine and mine.three_set),
-        SignalKind.FIVE_SET: bool(mine and mine.five_set),
+        SignalKind.THREE_SET: bool(mine and mine.get("three_set")),
+        SignalKind.FIVE_SET: bool(mine and mine.get("five_set")),
     }
-    wanted = {SIGNAL_CODES[kind] for kind in SignalKind if (kind in truth) != shown[kind]}
-    return [
-        a
-        for a in view.legal_actions
-        if a.WhichOneof("action") == "toggle_signal" and a.toggle_signal.signal in wanted
-    ]
+    wanted = {SIGNAL_PREFIX + kind.name for kind in SignalKind if (kind in truth) != shown[kind]}
+    return [m for m in moves if m[0] == "toggle_signal" and m[1].get("signal") in wanted]

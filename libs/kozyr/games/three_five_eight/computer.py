@@ -1,8 +1,11 @@
-"""3-5-8 from one seat's view: the `easy` default and the `normal` rules of thumb.
+"""3-5-8's computer players on neutral data (its `GameInfo.levels`): from one seat's
+view — the game's view as a dict and the moves it lists as (field, fields),
+`kozyr.games.info` — the `easy` default and the `normal` rules of thumb. Pure: the bots
+service calls them, knowing no game.
 
 The rules of thumb are written on cards (`kozyr.games.cards.Card`), not on messages, so
-that the `hard` level's playouts (`kozyr.bots.search358`) play the same `normal` game
-on engine states that a `normal` seat plays from its view.
+that the `hard` level's playouts (the bots service's `hard_three_five_eight`) play the
+same `normal` game on engine states that a `normal` seat plays from its view.
 
 `normal`, honestly (docs/bots.md):
 - contract: the 6-contract schedule is planned — each unused contract is scored by how
@@ -28,11 +31,11 @@ on engine states that a `normal` seat plays from its view.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
-from kozyr.api.common.v1 import cards_pb2
-from kozyr.api.table.v1 import actions_pb2, views_pb2
 from kozyr.games.cards import Card, Rank, Suit, parse_card
+from kozyr.games.info import Move
 from kozyr.games.three_five_eight.model import Contract
 from kozyr.games.three_five_eight.ranking import low_key, strength, trick_winner_offset
 
@@ -42,14 +45,6 @@ QUEEN = ACE - 2
 JACK = ACE - 3
 LOW = strength(parse_card("9S"))
 """A card of this rank or lower is "low" for MT."""
-CONTRACT_CODES = {
-    actions_pb2.CONTRACT_SPADES: Contract.SPADES,
-    actions_pb2.CONTRACT_HEARTS: Contract.HEARTS,
-    actions_pb2.CONTRACT_DIAMONDS: Contract.DIAMONDS,
-    actions_pb2.CONTRACT_CLUBS: Contract.CLUBS,
-    actions_pb2.CONTRACT_NO_TRUMP: Contract.NO_TRUMP,
-    actions_pb2.CONTRACT_MINIMUM_TRICKS: Contract.MINIMUM_TRICKS,
-}
 _SIX = 6 / 52
 FIT_MEAN = {
     **dict.fromkeys(
@@ -179,56 +174,61 @@ def _duck(playable: Sequence[Card], trick: Sequence[Card]) -> Card:
 
 # ---------------------------------------------------------------- from a view
 
-
-def _card(action: actions_pb2.Action) -> Card:
-    given = action.WhichOneof("action") == "give_card"
-    return parse_card((action.give_card if given else action.play_card).card.code)
+CONTRACT_PREFIX = "CONTRACT_"
+"""`kozyr.table.v1.Contract` names each contract CONTRACT_<Contract member name>."""
 
 
-def easy(moves: Sequence[actions_pb2.Action]) -> actions_pb2.Action:
+def move_card(move: Move) -> Card:
+    """The card of a `give_card` or `play_card` move."""
+    return parse_card(move[1]["card"]["code"])
+
+
+def contract_of(move: Move) -> Contract:
+    """The contract of a `choose_contract` move."""
+    return Contract[str(move[1]["contract"]).removeprefix(CONTRACT_PREFIX)]
+
+
+def contract_move(contract: Contract) -> Move:
+    return "choose_contract", {"contract": CONTRACT_PREFIX + contract.name}
+
+
+def discard_move(cards: Sequence[Card]) -> Move:
+    return "discard", {"cards": [{"code": str(c)} for c in cards]}
+
+
+def easy(view: Mapping[str, Any], moves: Sequence[Move]) -> Move:
     """The timeout's move: the lowest listed card, else the first listed move."""
-    if moves[0].WhichOneof("action") in ("play_card", "give_card"):
-        return min(moves, key=lambda a: low_key(_card(a)))
+    if moves[0][0] in ("play_card", "give_card"):
+        return min(moves, key=lambda m: low_key(move_card(m)))
     return moves[0]
 
 
-def contract_action(contract: Contract) -> actions_pb2.Action:
-    code = next(k for k, v in CONTRACT_CODES.items() if v is contract)
-    return actions_pb2.Action(choose_contract=actions_pb2.ChooseContract(contract=code))
-
-
-def discard_action(cards: Sequence[Card]) -> actions_pb2.Action:
-    return actions_pb2.Action(
-        discard=actions_pb2.Discard(cards=[cards_pb2.Card(code=str(c)) for c in cards])
-    )
-
-
-def dead_suits(view: views_pb2.ThreeFiveEightView) -> frozenset[Suit]:
+def dead_suits(view: Mapping[str, Any]) -> frozenset[Suit]:
     """Suits whose give came back unchanged to this seat in this deal's exchange."""
-    seat = view.seat
+    seat = view.get("seat")
     return frozenset(
-        parse_card(s.given).suit  # type: ignore[misc]
-        for s in view.exchange.steps
-        if s.giver == seat and s.HasField("given") and s.given == s.returned
+        parse_card(s["given"]).suit  # type: ignore[misc]
+        for s in view.get("exchange", {}).get("steps", ())
+        if s.get("giver") == seat and "given" in s and s["given"] == s.get("returned")
     )
 
 
-def normal(
-    view: views_pb2.ThreeFiveEightView, moves: Sequence[actions_pb2.Action]
-) -> actions_pb2.Action:
-    kind = moves[0].WhichOneof("action")
-    hand = [parse_card(code) for code in view.hand]
+def normal(view: Mapping[str, Any], moves: Sequence[Move]) -> Move:
+    """The `normal` move of the seat whose view this is: one of the listed `moves`, or
+    on the discard (a turn too wide to list) the cards it chooses."""
+    kind = moves[0][0]
+    hand = [parse_card(code) for code in view.get("hand", ())]
     if kind == "choose_contract":
-        unused = [CONTRACT_CODES[a.choose_contract.contract] for a in moves]
-        return contract_action(choose_contract(unused, hand))
-    contract = Contract(view.contract)
+        unused = [contract_of(m) for m in moves]
+        return contract_move(choose_contract(unused, hand))
+    contract = Contract(view.get("contract", ""))
     if kind == "give_card":
-        by_card = {_card(a): a for a in moves}
+        by_card = {move_card(m): m for m in moves}
         return by_card[give_card(list(by_card), hand, dead_suits(view))]
     if kind == "discard":
-        return discard_action(discard_cards(hand, contract))
+        return discard_move(discard_cards(hand, contract))
     if kind == "play_card":
-        by_card = {_card(a): a for a in moves}
-        trick = [parse_card(t.card) for t in view.trick]
+        by_card = {move_card(m): m for m in moves}
+        trick = [parse_card(t["card"]) for t in view.get("trick", ())]
         return by_card[play_card(list(by_card), hand, trick, contract)]
     return moves[0]
