@@ -12,7 +12,7 @@ from nats.js import JetStreamContext
 
 from kozyr.bus.codec import MSG_ID_HEADER
 from kozyr.bus.connection import server_list
-from kozyr.bus.consumers import DurableConsumer, EventSubscription
+from kozyr.bus.consumers import Delivery, DurableConsumer, EventSubscription
 from kozyr.bus.streams import jetstream_name
 from kozyr.eventstore import PostgresEventStore, RecordedEvent
 from kozyr.infra import libpq_dsn
@@ -65,7 +65,7 @@ async def published_tables(nats_url: str, subject_root: str, tables: str = ">") 
     found: list[Published] = []
     try:
         subscription = await _bound(js, spec)
-        while deliveries := await subscription.fetch(batch=256, max_wait=1.0):
+        while deliveries := await _fetch_settled(subscription):
             for delivery in deliveries:
                 message = delivery.message
                 found.append(
@@ -103,3 +103,16 @@ async def stored_events(database_url: str, table_id: str) -> list[RecordedEvent]
         return await store.read(stream_of(table_id))
     finally:
         await store.close()
+
+
+async def _fetch_settled(subscription: EventSubscription) -> list[Delivery]:
+    """The reader's next batch. Right after a node of a NATS cluster restarts, a new
+    consumer's leader may still be being elected and a fetch answers 503 (no responders;
+    seen in the chaos suite's rolling restart): that is not "nothing left", so wait for
+    the consumer to answer, bounded like the reader's bind."""
+    async with asyncio.timeout(RELAY_WAIT_SECONDS):
+        while True:
+            try:
+                return await subscription.fetch(batch=256, max_wait=1.0)
+            except nats.js.errors.ServiceUnavailableError:
+                await asyncio.sleep(0.5)
