@@ -24,7 +24,7 @@ from kozyr.bus.connection import ConnectionState, connect_when_reachable
 from kozyr.runtime.logging import get_logger
 from kozyr.table.adapters.notifier import TableNotifier
 
-log = get_logger("kozyr.table.adapters.listener")
+log = get_logger("kozyr.table.listener")
 
 
 class TableChangeListener:

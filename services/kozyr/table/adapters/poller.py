@@ -15,7 +15,7 @@ from kozyr.runtime.logging import get_logger
 from kozyr.table.adapters.notifier import TableNotifier
 from kozyr.table.adapters.repository import STREAM_PREFIX, stream_of
 
-log = get_logger("kozyr.table.adapters.poller")
+log = get_logger("kozyr.table.poller")
 
 BATCH = 5_000
 """Streams per version read (bounds one query's parameter size)."""

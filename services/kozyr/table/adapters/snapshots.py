@@ -40,7 +40,7 @@ from kozyr.runtime.logging import get_logger
 from kozyr.table.domain.games import game_by_id, registered
 from kozyr.table.domain.model import Table
 
-log = get_logger("kozyr.table.adapters.snapshots")
+log = get_logger("kozyr.table.snapshots")
 
 FORMAT = 1
 """The layout of `encode_table`'s output; part of `fold_key()`."""
