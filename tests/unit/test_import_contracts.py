@@ -95,6 +95,34 @@ def test_every_package_is_named_in_the_contracts() -> None:
     assert below_texts == (libraries | services) - {"kozyr.texts"}, todo
 
 
+TABLE_ROOT_MODULES = {
+    "kozyr.table.texts",
+    "kozyr.table.metrics",
+    "kozyr.table.settings",
+    "kozyr.table.workers",
+}
+"""The table context's modules beside its layers: the application's texts and metrics,
+the process's settings and workers (its `__main__` too)."""
+
+
+def test_every_part_of_the_table_context_has_its_place() -> None:
+    """A new module or folder of services/kozyr/table is a layer (table-layers), the audit,
+    or one of the few beside them; none of them may import the audit (table-audit-apart)."""
+    parts = {
+        f"kozyr.table.{path.stem}"
+        for path in (REPO / "services/kozyr/table").iterdir()
+        if not path.name.startswith(("_", ".")) and (path.is_dir() or path.suffix == ".py")
+    }
+    by_id = contracts()
+    layers = set(by_id["table-layers"]["layers"])
+    assert parts == layers | {"kozyr.table.audit"} | TABLE_ROOT_MODULES, (
+        "give the new part of kozyr.table its place in pyproject.toml's table-layers (or "
+        "TABLE_ROOT_MODULES here) and in docs/architecture.md, 'The table context'"
+    )
+    apart = set(by_id["table-audit-apart"]["source_modules"]) - {"kozyr.table.__main__"}
+    assert apart == parts - {"kozyr.table.audit"}
+
+
 def test_every_game_package_is_reached_through_its_plugin_only() -> None:
     """Each game package (a folder of libs/kozyr/games with a plugin) is forbidden to
     the services and tools but through the catalogue (contract games-through-plugins)."""
