@@ -1,6 +1,6 @@
 """A duplicate tournament of the bots' levels, in-process on the pure table decision.
 
-Every game is played as the table service plays it — `kozyr.tables.decision.decide`
+Every game is played as the table service plays it — `kozyr.table.domain.decision.decide`
 on commands built from the actions a seat's view lists (`table_view`,
 `command_from_action`) — and a `hard` seat gets what the bots service gives it: its
 view and its own history of the deal, each event redacted for it by the table's
@@ -33,12 +33,12 @@ from kozyr.bots.levels import Level, announced, choose, turn_moves
 from kozyr.bots.search import Budget
 from kozyr.eventstore import RecordedEvent
 from kozyr.games.catalogue import game_by_id
-from kozyr.table.actions import command_from_action
-from kozyr.table.shown import table_view
-from kozyr.tables import model
-from kozyr.tables.decision import decide, draw_chance
-from kozyr.tables.history import history_data
-from kozyr.tables.model import COMPUTER, Table, TableCreated
+from kozyr.table.domain import model
+from kozyr.table.domain.decision import decide, draw_chance
+from kozyr.table.domain.history import history_data
+from kozyr.table.domain.model import COMPUTER, Table, TableCreated
+from kozyr.table.edge.actions import command_from_action
+from kozyr.table.edge.shown import table_view
 
 THREE_FIVE_EIGHT = "three_five_eight"
 KHOZOR = "khozor_teams"

@@ -4,7 +4,7 @@ The `hard` level samples the cards it cannot see, so it needs more than the view
 cards played earlier in the deal (and so the suits a seat has shown it lacks), the
 exchanges it took part in, the talon it took. All of that, and nothing more, is in the
 seat's own history — the table service's `GetHistory(seat)`, each event's data redacted
-for that seat by the game's `redact` (`kozyr.tables.history.history_data`). The bots
+for that seat by the game's `redact` (`kozyr.table.domain.history.history_data`). The bots
 service builds a `Knowledge` from `GetHistory`; the tournament harness builds it from
 the same redaction in-process. Nothing here can reach another seat's cards: a
 `Knowledge` holds only a seat's view and its redacted events.

@@ -36,7 +36,7 @@ from kozyr.bots.search import DEFAULT_BUDGET_MS, Budget
 from kozyr.client.caller import ServiceCaller
 from kozyr.runtime.errors import error_reason
 from kozyr.runtime.tracing import continued_from
-from kozyr.tables.public_wire import published_event
+from kozyr.tablewire.public import published_event
 
 CALL_SECONDS = 4.0
 """A call to the table service is given up after this and the event redelivered: less

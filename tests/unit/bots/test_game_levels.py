@@ -18,7 +18,7 @@ import tests.support.higher_card  # noqa: F401  (registers the test-only game)
 from kozyr.bots.levels import Level, choose, game_level, turn_moves
 from kozyr.games import plugin as plugins
 from kozyr.games.info import Move, first_listed
-from kozyr.table.shown import table_view
+from kozyr.table.edge.shown import table_view
 from tests.support import tournament
 from tests.support.higher_card import INFO, PLUGIN
 from tests.support.higher_card import rules as g

@@ -23,7 +23,7 @@ from kozyr.bots.search import Budget
 from kozyr.games.cards import Card
 from kozyr.games.three_five_eight.model import DECK
 from kozyr.games.three_five_eight.ranking import strength
-from kozyr.table.shown import table_view
+from kozyr.table.edge.shown import table_view
 from tests.support import tournament
 from tests.support.tournament import KHOZOR, THREE_FIVE_EIGHT
 

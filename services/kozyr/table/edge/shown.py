@@ -22,10 +22,10 @@ from typing import Any, TypeVar
 from kozyr.api.common.v1 import seats_pb2
 from kozyr.api.table.v1 import actions_pb2, views_pb2
 from kozyr.api.table.v1 import table_service_pb2 as pb
-from kozyr.table import seeds
-from kozyr.table.actions import action_from_command
-from kozyr.table.views import fits, game_view_fields, game_view_to_proto, set_game_view
-from kozyr.tables.model import SeatControl, Table, open_hands
+from kozyr.table.domain.model import SeatControl, Table, open_hands
+from kozyr.table.edge import seeds
+from kozyr.table.edge.actions import action_from_command
+from kozyr.table.edge.views import fits, game_view_fields, game_view_to_proto, set_game_view
 
 CONTROLS = {
     seats_pb2.SEAT_CONTROL_PERSON: SeatControl.PERSON,

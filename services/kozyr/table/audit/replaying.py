@@ -6,12 +6,12 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from kozyr.eventstore import RecordedEvent
-from kozyr.tables import model
-from kozyr.tables.audit.games import AuditError, Data, NoSuchSeat, profile_of
-from kozyr.tables.audit.text import describe_error, render_replay, step_text
-from kozyr.tables.history import history_data
-from kozyr.tables.model import Table
-from kozyr.tables.repository import deadline_of
+from kozyr.table.adapters.repository import deadline_of
+from kozyr.table.audit.games import AuditError, Data, NoSuchSeat, profile_of
+from kozyr.table.audit.text import describe_error, render_replay, step_text
+from kozyr.table.domain import model
+from kozyr.table.domain.history import history_data
+from kozyr.table.domain.model import Table
 
 
 @dataclass(frozen=True, slots=True)

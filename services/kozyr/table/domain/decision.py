@@ -11,7 +11,7 @@ tests, a replay) gets the same story:
 3. while the game waits for chance (a deal, a draw), the table supplies a fresh seed;
    under seed scheme 2 a deal's seed is derived from the committed server seed and the
    seats' client seeds instead, and the service commits to the next deal's server seed
-   and reveals an ended deal's (kozyr.tables.seeding, docs/fair-deal.md §9).
+   and reveals an ended deal's (kozyr.table.domain.seeding, docs/fair-deal.md §9).
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from kozyr.games.plugin import Dealt
-from kozyr.tables import model, seeding
-from kozyr.tables.model import SeatControl, SeatControlChanged, Table
+from kozyr.table.domain import model, seeding
+from kozyr.table.domain.model import SeatControl, SeatControlChanged, Table
 
 Seeds = Callable[[], bytes]
 """Fresh 32-byte seeds (the service draws them with `secrets`; tests fix them)."""

@@ -20,11 +20,11 @@ from html import escape
 
 from kozyr.eventstore import RecordedEvent, VerifyReport
 from kozyr.games.plugin import cards_text
-from kozyr.tables.audit.games import GameProfile, profile_of
-from kozyr.tables.audit.labels import LABELS, label
-from kozyr.tables.audit.proofs import DealProof, as_seen, deal_proofs
-from kozyr.tables.audit.replaying import DealReplay, Replay, Step, replay
-from kozyr.tables.audit.text import (
+from kozyr.table.audit.games import GameProfile, profile_of
+from kozyr.table.audit.labels import LABELS, label
+from kozyr.table.audit.proofs import DealProof, as_seen, deal_proofs
+from kozyr.table.audit.replaying import DealReplay, Replay, Step, replay
+from kozyr.table.audit.text import (
     acted_for,
     acting_seat,
     all_steps,
@@ -35,8 +35,8 @@ from kozyr.tables.audit.text import (
     timestamp,
     with_names,
 )
-from kozyr.tables.audit.verifying import verify
-from kozyr.tables.model import COMPUTER
+from kozyr.table.audit.verifying import verify
+from kozyr.table.domain.model import COMPUTER
 from kozyr.texts import Lang
 
 STYLE = """

@@ -9,11 +9,13 @@ sees its own cards, nobody sees another's). The unredacted log is for admins onl
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from kozyr.eventstore import RecordedEvent
-from kozyr.tables.model import TABLE_EVENTS, Table, decode
-from kozyr.tables.seeding import SECRET_FIELDS
+from kozyr.table.domain.model import TABLE_EVENTS, Table, decode
+from kozyr.table.domain.seeding import SECRET_FIELDS
+
+if TYPE_CHECKING:  # the domain does no I/O: the store's record is only a type here
+    from kozyr.eventstore import RecordedEvent
 
 
 def history_data(table: Table, event: RecordedEvent, seat: int | None, full: bool) -> Any:

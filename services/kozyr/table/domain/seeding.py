@@ -13,7 +13,7 @@ Scheme 1 is the old one (the service's seed alone): tables created before scheme
 it, their logs carry no seeding event, and they verify as before.
 
 Everything here is pure: the table service supplies fresh server seeds as the game's
-chance draws do (`kozyr.tables.decision`), and a replay folds these events like any other.
+chance draws do (`kozyr.table.domain.decision`), and a replay folds these events like any other.
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ player can type, the same bytes in every encoding."""
 class ServerSeedCommitted:
     """The service's commitment to the server seed of deal `deal`: `commitment` is
     SHA-256(server_seed) in hex, public at once; `server_seed` is shown to no one but a
-    moderator until `ServerSeedRevealed` (kozyr.tables.history redacts it)."""
+    moderator until `ServerSeedRevealed` (kozyr.table.domain.history redacts it)."""
 
     deal: int
     commitment: str

@@ -22,18 +22,18 @@ Both return values with `to_dict()` (JSON-able) and `to_text()` (for people).
   deals' fairness proofs and the verdict as one self-contained HTML page (`page`).
 """
 
-from kozyr.tables.audit.games import (
+from kozyr.table.audit.games import (
     AuditError,
     GameProfile,
     NoSuchSeat,
     commitment_of,
     profile_of,
 )
-from kozyr.tables.audit.page import dispute_page, render_page
-from kozyr.tables.audit.proofs import DealProof, as_seen, deal_proofs
-from kozyr.tables.audit.replaying import DealReplay, Origin, Replay, Step, replay
-from kozyr.tables.audit.text import render_replay, render_report, step_text
-from kozyr.tables.audit.verifying import AuditReport, Check, Problem, verify
+from kozyr.table.audit.page import dispute_page, render_page
+from kozyr.table.audit.proofs import DealProof, as_seen, deal_proofs
+from kozyr.table.audit.replaying import DealReplay, Origin, Replay, Step, replay
+from kozyr.table.audit.text import render_replay, render_report, step_text
+from kozyr.table.audit.verifying import AuditReport, Check, Problem, verify
 
 __all__ = [
     "AuditError",

@@ -1,5 +1,5 @@
 """ListTables at the edge: the request checked and turned into a directory query, the
-page token, and the reply (the directory itself is `kozyr.tables.directory`).
+page token, and the reply (the directory itself is `kozyr.table.adapters.directory`).
 
 Pages are keyset pages (newest first, by creation time then table id): the token names
 the last table listed and the filters it was made for, so a page is never skipped or
@@ -18,9 +18,9 @@ from google.protobuf.timestamp_pb2 import Timestamp
 
 from kozyr.api.table.v1 import table_service_pb2 as pb
 from kozyr.runtime.errors import FailedPrecondition, InvalidArgument
-from kozyr.table import validation
-from kozyr.tables.directory import Cursor, ListedTable, TableQuery
-from kozyr.tables.games import UnknownGame, game_by_id
+from kozyr.table.adapters.directory import Cursor, ListedTable, TableQuery
+from kozyr.table.domain.games import UnknownGame, game_by_id
+from kozyr.table.edge import validation
 from kozyr.texts import Texts
 
 DEFAULT_PAGE = 50

@@ -10,23 +10,23 @@ from typing import Any
 from kozyr.eventstore import RecordedEvent, VerifyReport
 from kozyr.games.codec import encode_event
 from kozyr.games.errors import RuleError
-from kozyr.tables import model, seeding
-from kozyr.tables.audit.games import (
+from kozyr.table.adapters.repository import STREAM_PREFIX, deadline_of
+from kozyr.table.audit.games import (
     Data,
     GameProfile,
     commitment_of,
     is_audited,
     profile_of,
 )
-from kozyr.tables.audit.text import as_json, describe_error, render_report
-from kozyr.tables.model import (
+from kozyr.table.audit.text import as_json, describe_error, render_report
+from kozyr.table.domain import model, seeding
+from kozyr.table.domain.model import (
     SEAT_EVENTS,
     SeatControlChanged,
     SeatPresenceChanged,
     Table,
     TableCreated,
 )
-from kozyr.tables.repository import STREAM_PREFIX, deadline_of
 
 
 class Check(StrEnum):

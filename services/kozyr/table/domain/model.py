@@ -18,9 +18,9 @@ from kozyr.games.codec import decode_event, encode_event, registry_of
 from kozyr.games.decider import Decider
 from kozyr.games.errors import OptionsError
 from kozyr.games.plugin import AnyPlugin, Dealt, FairDeal, Revealed
-from kozyr.tables import seeding
-from kozyr.tables.games import UnknownGame, game_by_id
-from kozyr.tables.seeding import (
+from kozyr.table.domain import seeding
+from kozyr.table.domain.games import UnknownGame, game_by_id
+from kozyr.table.domain.seeding import (
     ClientSeedSet,
     DealSeeded,
     Seeding,
@@ -66,7 +66,7 @@ class TableCreated:
     """No hints at this table (matchmaking's rated queue tables): the bots service
     refuses SuggestAction here, reading it from the view (`TableView.hints_allowed`)."""
     seed_scheme: int = seeding.SERVER_ONLY
-    """How the table seeds its deals (kozyr.tables.seeding): 1, the service's seed alone
+    """How the table seeds its deals (kozyr.table.domain.seeding): 1, the service's seed alone
     (every table created before scheme 2, whose event has no such field); 2, the server
     seed with every seat's client seed."""
     open_hand_delay: int = 0
@@ -115,7 +115,7 @@ class DealProof:
     carries the `commitment` (SHA-256 of the seed, hex), the reveal the `seed` when the
     deal or round is over (docs/fair-deal.md). Under seed scheme 2 the deal also names
     the server seed's commitment and the client seeds it was derived from, and the server
-    seed once the deal has ended (kozyr.tables.seeding).
+    seed once the deal has ended (kozyr.table.domain.seeding).
     """
 
     number: int

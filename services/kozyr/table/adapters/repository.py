@@ -4,7 +4,7 @@ The cache is only an optimisation (DESIGN.md §4): a cached table is always brou
 to date by reading the events after its version, so several replicas writing the same
 table stay correct — the event store's optimistic concurrency decides who wins.
 A table missing from the cache starts from its snapshot when one is usable (another
-optimisation, see `kozyr.tables.snapshots`), else from its first event.
+optimisation, see `kozyr.table.adapters.snapshots`), else from its first event.
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from datetime import datetime
 from typing import Any
 
 from kozyr.eventstore import EventStore, RecordedEvent
-from kozyr.tables import model
-from kozyr.tables.model import Table
-from kozyr.tables.snapshots import EVERY, TableSnapshots
+from kozyr.table.adapters.snapshots import EVERY, TableSnapshots
+from kozyr.table.domain import model
+from kozyr.table.domain.model import Table
 
 STREAM_PREFIX = "table-"
 

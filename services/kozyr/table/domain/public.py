@@ -22,8 +22,8 @@ from typing import Any
 
 from kozyr.games.decider import Turn
 from kozyr.games.standing import Standing
-from kozyr.tables import model
-from kozyr.tables.model import SeatControl, Table
+from kozyr.table.domain import model
+from kozyr.table.domain.model import SeatControl, Table
 
 
 class TurnEnd(StrEnum):

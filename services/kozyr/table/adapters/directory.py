@@ -33,8 +33,8 @@ import asyncpg
 from kozyr.eventstore import EventStore, RecordedEvent
 from kozyr.eventstore.dberrors import translate_errors
 from kozyr.eventstore.urls import asyncpg_dsn
-from kozyr.tables.games import UnknownGame
-from kozyr.tables.repository import STREAM_PREFIX, fold_recorded
+from kozyr.table.adapters.repository import STREAM_PREFIX, fold_recorded
+from kozyr.table.domain.games import UnknownGame
 
 SCHEMA_LOCK_KEY = 0x6B6F7A79_72_7464  # "kozyr" "td": creating the directory, once
 DDL = """

@@ -14,9 +14,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from kozyr.tables import seeding
-from kozyr.tables.audit.games import AuditError, GameProfile, commitment_of, profile_of
-from kozyr.tables.audit.replaying import DealReplay, Replay
+from kozyr.table.audit.games import AuditError, GameProfile, commitment_of, profile_of
+from kozyr.table.audit.replaying import DealReplay, Replay
+from kozyr.table.domain import seeding
 
 
 @dataclass(frozen=True, slots=True)

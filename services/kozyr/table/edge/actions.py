@@ -20,7 +20,7 @@ from google.protobuf.message import Message
 from kozyr.api.table.v1 import actions_pb2
 from kozyr.games.plugin import AnyPlugin, MalformedAction, plugin_by_id, registered
 from kozyr.runtime.errors import InvalidArgument
-from kozyr.table.views import message_from
+from kozyr.table.edge.views import message_from
 
 
 def fields_of(message: Message) -> dict[str, Any]:

@@ -23,11 +23,11 @@ from kozyr.bus.codec import MSG_ID_HEADER, STREAM_HEADER, TYPE_HEADER, encode_ev
 from kozyr.bus.streams import EVERY_CATEGORY, ensure_event_streams
 from kozyr.bus.subjects import PUBLIC_CHANNEL, message_subject, subject_for
 from kozyr.eventstore.model import EventStore, RecordedEvent
-from kozyr.tables import model
-from kozyr.tables.model import Table
-from kozyr.tables.public import public_events
-from kozyr.tables.public_wire import encode
-from kozyr.tables.repository import STREAM_PREFIX, deadline_of
+from kozyr.table.adapters.public_wire import encode
+from kozyr.table.adapters.repository import STREAM_PREFIX, deadline_of
+from kozyr.table.domain import model
+from kozyr.table.domain.model import Table
+from kozyr.table.domain.public import public_events
 
 BATCH = 1_000
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from kozyr.runtime.auth import Principal, Role
 from kozyr.table import texts
-from kozyr.tables.model import COMPUTER, SeatControl, Table
+from kozyr.table.domain.model import COMPUTER, SeatControl, Table
 
 
 def _check_range(table: Table, seat: int) -> int:

@@ -22,7 +22,7 @@ from nats.aio.client import Client as NatsClient
 from kozyr.bus.codec import POSITION_HEADER
 from kozyr.bus.connection import ConnectionState, connect_when_reachable
 from kozyr.runtime.logging import get_logger
-from kozyr.table.notifier import TableNotifier
+from kozyr.table.adapters.notifier import TableNotifier
 
 log = get_logger("kozyr.table.listener")
 

@@ -12,8 +12,8 @@ import asyncio
 
 from kozyr.eventstore import EventStore
 from kozyr.runtime.logging import get_logger
-from kozyr.table.notifier import TableNotifier
-from kozyr.tables.repository import STREAM_PREFIX, stream_of
+from kozyr.table.adapters.notifier import TableNotifier
+from kozyr.table.adapters.repository import STREAM_PREFIX, stream_of
 
 log = get_logger("kozyr.table.poller")
 

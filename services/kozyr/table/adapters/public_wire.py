@@ -3,17 +3,14 @@
 `outbox_messages` turns the events of one append into the messages the table service
 queues with it (`kozyr.eventstore.NewMessage`, channel "public", type = the event's
 name), so that the relay publishes them on "<root>.public.table.<id>.<Type>".
-`decode` reads a published body back; `published_event` is how the consumers (bots,
-clock, matchmaking) read one: a body that is not such a message is logged and skipped,
-never retried (a redelivery would not make it readable).
+The consumers (bots, clock, matchmaking) read them back with
+`kozyr.tablewire.public` (`decode`, `published_event`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-import structlog
-from google.protobuf.message import DecodeError
 from google.protobuf.struct_pb2 import Struct
 
 from kozyr.api.common.v1 import seats_pb2
@@ -21,8 +18,8 @@ from kozyr.api.table.v1 import events_pb2
 from kozyr.bus.subjects import PUBLIC_CHANNEL
 from kozyr.eventstore import NewMessage
 from kozyr.games.codec import to_json
-from kozyr.tables.model import SeatControl
-from kozyr.tables.public import (
+from kozyr.table.domain.model import SeatControl
+from kozyr.table.domain.public import (
     DealEnded,
     PublicEvent,
     PublicSeat,
@@ -33,8 +30,6 @@ from kozyr.tables.public import (
     TurnEnded,
     TurnStarted,
 )
-
-log = structlog.get_logger("kozyr.tables.public")
 
 _CONTROL = {
     SeatControl.PERSON: seats_pb2.SEAT_CONTROL_PERSON,
@@ -56,25 +51,6 @@ def outbox_messages(table_id: str, events: Sequence[PublicEvent]) -> list[NewMes
         )
         for event in events
     ]
-
-
-def decode(payload: bytes) -> events_pb2.PublicTableEvent:
-    """A published body → the message (raises `google.protobuf.message.DecodeError`)."""
-    return events_pb2.PublicTableEvent.FromString(payload)
-
-
-def published_event(
-    data: bytes, subject: str, kind: str | None = None
-) -> events_pb2.PublicTableEvent | None:
-    """The public table event a NATS message holds, if it is of `kind` (its `event` oneof
-    field, e.g. "turn_started"; any kind when None); None for another kind, and None
-    logged for a body that is not a `PublicTableEvent` at all."""
-    try:
-        event = decode(data)
-    except DecodeError:
-        log.error("not a public table event: skipped", subject=subject)
-        return None
-    return event if kind is None or event.WhichOneof("event") == kind else None
 
 
 def encode(table_id: str, event: PublicEvent) -> events_pb2.PublicTableEvent:

@@ -37,10 +37,10 @@ from kozyr.games.codec import decode_event
 from kozyr.games.decider import Decider
 from kozyr.games.plugin import GamePlugin
 from kozyr.runtime.logging import get_logger
-from kozyr.tables.games import game_by_id, registered
-from kozyr.tables.model import Table
+from kozyr.table.domain.games import game_by_id, registered
+from kozyr.table.domain.model import Table
 
-log = get_logger("kozyr.tables.snapshots")
+log = get_logger("kozyr.table.snapshots")
 
 FORMAT = 1
 """The layout of `encode_table`'s output; part of `fold_key()`."""
@@ -72,7 +72,8 @@ def _sources(module: ModuleType) -> Iterator[Path]:
 def fold_sources() -> list[Path]:
     """Every source file a table's fold runs: the games (every registered one), the
     table model and its seeding events, this codec."""
-    from kozyr.tables import repository, seeding  # repository imports this module
+    from kozyr.table.adapters import repository  # repository imports this module
+    from kozyr.table.domain import seeding
 
     modules = [sys.modules[Decider.__module__], sys.modules[Card.__module__]]
     modules.append(sys.modules[decode_event.__module__])  # events are decoded by this codec

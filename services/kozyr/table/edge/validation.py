@@ -5,8 +5,10 @@ from __future__ import annotations
 import re
 
 from kozyr.runtime.errors import InvalidArgument
-from kozyr.tables.refusals import table_id as table_id  # the table API checks ids as the clock does
-from kozyr.tables.seeding import MAX_CLIENT_SEED, is_client_seed
+from kozyr.table.domain.seeding import MAX_CLIENT_SEED, is_client_seed
+from kozyr.tablewire.refusals import (
+    table_id as table_id,  # the table API checks ids as the clock does
+)
 from kozyr.texts import Texts
 
 MAX_REQUEST_ID = 128

@@ -21,17 +21,17 @@ from kozyr.games.plugin import AnyPlugin, UnknownGame, plugin_by_code, registere
 from kozyr.runtime.auth import Principal, Role, current_principal
 from kozyr.runtime.errors import InvalidArgument
 from kozyr.runtime.interceptors import current_request_id, prefer_request_language
-from kozyr.table import access, listing, validation
-from kozyr.table.actions import command_from_action, fields_of
 from kozyr.table.app import Actor, TableApp
-from kozyr.table.shown import CONTROLS, LEVELS, ShownView, ViewCache
-from kozyr.tables.history import history_data
-from kozyr.tables.model import (
+from kozyr.table.domain.history import history_data
+from kozyr.table.domain.model import (
     COMPUTER,
     COVER_AFTER_MAX_SECONDS,
     DEFAULT_COMPUTER_LEVEL,
     Table,
 )
+from kozyr.table.edge import access, listing, validation
+from kozyr.table.edge.actions import command_from_action, fields_of
+from kozyr.table.edge.shown import CONTROLS, LEVELS, ShownView, ViewCache
 
 
 def actor_of(principal: Principal) -> Actor:

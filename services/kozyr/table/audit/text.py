@@ -13,12 +13,12 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from kozyr.games.plugin import Text, cards_text, registered, seat_list
-from kozyr.tables.audit.games import AuditError, GameProfile, profile_of
-from kozyr.tables.model import COMPUTER
+from kozyr.table.audit.games import AuditError, GameProfile, profile_of
+from kozyr.table.domain.model import COMPUTER
 
 if TYPE_CHECKING:
-    from kozyr.tables.audit.replaying import Replay, Step
-    from kozyr.tables.audit.verifying import AuditReport
+    from kozyr.table.audit.replaying import Replay, Step
+    from kozyr.table.audit.verifying import AuditReport
 
 
 def describe_error(error: BaseException) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kozyr.tables.model import DealProof, Table
+from kozyr.table.domain.model import DealProof, Table
 
 
 def deal_records(table: Table) -> list[dict[str, Any]]:
