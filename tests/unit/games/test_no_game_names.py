@@ -36,9 +36,6 @@ KNOWN: dict[str, str] = {
     "libs/kozyr/cli/play/render_358.py": "3-5-8's table drawing",
     "libs/kozyr/cli/play/render_khozor.py": "Khözör's table drawing",
     "libs/kozyr/cli/play/app.py": "picks the two drawings",
-    # the SDK's keyword arguments of before (any game's options: `options=`)
-    "libs/kozyr/client/table.py": "create_table's three_five_eight/khozor_teams",
-    "libs/kozyr/client/matchmaking.py": "enter_queue's three_five_eight/khozor_teams",
 }
 
 
