@@ -53,7 +53,7 @@ def positions(game_id: str) -> list[tuple[str, Knowledge]]:
             seat = game.table.game.turn(game.table.state).seats[0]
             view = table_view(game.table, seat)
             moves = turn_moves(view)
-            taken = step % every == 0 and len(moves) > 1 or view.turn.kind in ALWAYS
+            taken = (step % every == 0 and len(moves) > 1) or view.turn.kind in ALWAYS
             if taken:
                 history = () if len(found) % VIEW_ONLY == 0 else game.histories[seat]
                 found.append((f"{game_id}/{seed}/{step}", knowledge(view, history)))
