@@ -250,8 +250,8 @@ __all__ = [
 def contract_baselines(games: int, seed: int = 0) -> dict[str, Estimate]:
     """A declarer's points per contract over whole games of `normal` for every seat,
     played on the engine alone (the source of the hard level's `CONTRACT_LATER`)."""
-    from kozyr.bots.hard_three_five_eight import policy
     from kozyr.games.three_five_eight import rules
+    from kozyr.games.three_five_eight.hard import policy
     from kozyr.games.three_five_eight.simulate import play as playout
 
     def normal(state: Any, rng: random.Random) -> Any:

@@ -26,12 +26,6 @@ GENERATED = "libs/kozyr/api/"
 CATALOGUE = "libs/kozyr/games/catalogue.py"
 
 KNOWN: dict[str, str] = {
-    # the bots' own hard players of the two games (GameInfo.levels maps hard to None):
-    # PIMC on the engine from the proto view and the seat's history; to go into the
-    # game packages once they read neutral data (kozyr.client.games) like easy/normal
-    "services/kozyr/bots/levels.py": "SEARCHES: the two hard players below",
-    "services/kozyr/bots/hard_three_five_eight.py": "3-5-8's hard player",
-    "services/kozyr/bots/hard_khozor.py": "Khözör's hard player (its search and playouts)",
     # kozyr play's own drawings of the two games (any other game: render_any)
     "libs/kozyr/cli/play/render_358.py": "3-5-8's table drawing",
     "libs/kozyr/cli/play/render_khozor.py": "Khözör's table drawing",
