@@ -134,6 +134,12 @@ class GameInfo:
       choice a client shows on its row, the illegal ones too (3-5-8's six contracts,
       used ones included: the table says why one is refused) — or `()`: the moves the
       view lists (Khözör's opener seats on offer). Any other turn: the hand is the row.
+    - `play_ui`: the full name of the module holding the game's own drawing of its
+      table in `kozyr play` — `table_lines(view: TableView, lang) -> list[rich Text]`,
+      conventionally `kozyr.games.<game>.play_ui` — or "" for kozyr play's drawing of
+      any game from its view (`render_any`). A name, not an import: kozyr play imports
+      it when it draws the game, and the game's rules never load the terminal's
+      libraries (import-linter: games-pure, play-ui-apart).
     """
 
     name: Texts
@@ -150,6 +156,7 @@ class GameInfo:
     turn_names: Mapping[str, Texts] = field(default_factory=dict)
     choice_names: Mapping[str, Texts] = field(default_factory=dict)
     choices: Mapping[str, tuple[Move, ...]] = field(default_factory=dict)
+    play_ui: str = ""
 
     def __post_init__(self) -> None:
         if self.seats < 1:

@@ -167,6 +167,7 @@ AUDIT: AuditProfile[g.Command] = AuditProfile(
 INFO = GameInfo(
     name=Texts(en="Khözör", ro="Khözör", it="Khözör"),
     short="khozor",
+    play_ui="kozyr.games.khozor_teams.play_ui",
     seats=g.SEATS,
     party_max=4,
     about=Texts(

@@ -227,6 +227,7 @@ AUDIT: AuditProfile[g.Command] = AuditProfile(
 INFO = GameInfo(
     name=Texts(en="3-5-8", ro="3-5-8", it="3-5-8"),
     short="358",
+    play_ui="kozyr.games.three_five_eight.play_ui",
     seats=g.SEATS,
     party_max=g.SEATS,
     about=Texts(
