@@ -140,6 +140,9 @@ class GameInfo:
       any game from its view (`render_any`). A name, not an import: kozyr play imports
       it when it draws the game, and the game's rules never load the terminal's
       libraries (import-linter: games-pure, play-ui-apart).
+    - `history_starts`: the event types that begin the part of a seat's history a
+      searching player reads (`Decision.history`: the current deal or round — 3-5-8's
+      `CardsDealt`, Khözör's `RoundDealt`); empty: the whole history.
     """
 
     name: Texts
@@ -157,6 +160,7 @@ class GameInfo:
     choice_names: Mapping[str, Texts] = field(default_factory=dict)
     choices: Mapping[str, tuple[Move, ...]] = field(default_factory=dict)
     play_ui: str = ""
+    history_starts: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
         if self.seats < 1:

@@ -198,6 +198,6 @@ class Player:
             entries = [
                 (e.type, json.loads(e.data_json)) for e in events if e.version <= view.version
             ]
-            if start == 0 or deal_began(entries):
+            if start == 0 or deal_began(view, entries):
                 return knowledge(view, entries)
             window *= 4

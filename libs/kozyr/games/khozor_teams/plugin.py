@@ -168,6 +168,7 @@ INFO = GameInfo(
     name=Texts(en="Khözör", ro="Khözör", it="Khözör"),
     short="khozor",
     play_ui="kozyr.games.khozor_teams.play_ui",
+    history_starts=frozenset({"RoundDealt"}),
     seats=g.SEATS,
     party_max=4,
     about=Texts(

@@ -228,6 +228,7 @@ INFO = GameInfo(
     name=Texts(en="3-5-8", ro="3-5-8", it="3-5-8"),
     short="358",
     play_ui="kozyr.games.three_five_eight.play_ui",
+    history_starts=frozenset({"CardsDealt"}),
     seats=g.SEATS,
     party_max=g.SEATS,
     about=Texts(
