@@ -168,6 +168,12 @@ def test_the_tree_keeps_every_contract(pristine: Path) -> None:
             "reach a game through its plugin",
         ),
         ("libs/kozyr/cli/_game.py", "import kozyr.games.three_five_eight\n", "reach a game"),
+        ("libs/kozyr/games/_tui.py", "import rich.text\n", "Games are pure rules"),
+        (
+            "libs/kozyr/games/three_five_eight/_ui.py",
+            "from kozyr.games.three_five_eight import play_ui\n",
+            "kozyr play's alone",
+        ),
     ],
     ids=[
         "games-asyncio",
@@ -187,6 +193,8 @@ def test_the_tree_keeps_every_contract(pristine: Path) -> None:
         "texts-games",
         "service-game-package",
         "tool-game-package",
+        "games-rich",
+        "game-imports-its-play-ui",
     ],
 )
 def test_a_forbidden_import_breaks_its_contract(

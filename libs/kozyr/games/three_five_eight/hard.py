@@ -1,4 +1,6 @@
-"""3-5-8 at the `hard` level: PIMC (`kozyr.bots.search`) on the pure engine.
+"""3-5-8 at the `hard` level (its `GameInfo.levels`' `Searcher`): PIMC
+(`kozyr.games.search`) on the pure engine, from neutral data — the seat's view as the
+game's view dict, the moves it lists, its redacted history (`kozyr.games.info.Decision`).
 
 What the seat knows (`Facts`, from its view and its redacted history of the deal):
 its own cards; every card played (so the suits a seat showed it lacks — with
@@ -22,14 +24,13 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from kozyr.api.table.v1 import actions_pb2
-from kozyr.bots.knowledge import Knowledge, decision_seed
-from kozyr.bots.search import Budget, pimc
-from kozyr.client.games import action_of, move_of, neutral_view
 from kozyr.games.cards import Card, Suit, parse_card
+from kozyr.games.info import Decision, HistoryEntry, Move
+from kozyr.games.search import pimc
 from kozyr.games.three_five_eight import computer as normal358
 from kozyr.games.three_five_eight import rules
 from kozyr.games.three_five_eight.model import (
@@ -91,19 +92,17 @@ def _cards(texts: Sequence[str] | None) -> tuple[Card, ...]:
     return tuple(parse_card(t) for t in texts or ())
 
 
-def facts(known: Knowledge) -> Facts:
-    """What the seat knows, from its view and its redacted events of the deal."""
-    view = known.view.three_five_eight
-    me = known.seat
-    hand = _cards(view.hand)
-    trump = Suit(view.trump) if view.HasField("trump") else None
-    must_trump = view.options.must_trump
+def facts(view: Mapping[str, Any], me: int, history: Sequence[HistoryEntry]) -> Facts:
+    """What seat `me` knows, from its view and its redacted events of the deal."""
+    hand = _cards(view.get("hand"))
+    trump = Suit(view["trump"]) if view.get("trump") is not None else None
+    must_trump = bool(_field(view, "options", {}).get("must_trump"))
     plays: list[tuple[int, Card]] = []
     holders: list[dict[Card, int]] = []  # exchange cards seen going to a seat
     caps: list[dict[Suit, int]] = [{} for _ in range(SEATS)]
     steps: list[Step] = []
     out: set[Card] = set()
-    for kind, data in known.events:
+    for kind, data in history:
         if kind == "CardPlayed":
             plays.append((int(data["seat"]), parse_card(data["card"])))
         elif kind == "CardExchanged":
@@ -112,11 +111,11 @@ def facts(known: Knowledge) -> Facts:
             steps.append((int(data["giver"]), int(data["receiver"]), given, back))
         elif kind == "CardsDiscarded" and data.get("cards"):
             out.update(_cards(data["cards"]))
-    if view.discards:
-        out.update(_cards(view.discards))
+    if view.get("discards"):
+        out.update(_cards(view["discards"]))
     # the view is the authority on the trick on the table (the history may lag)
     plays = plays[: len(plays) - len(plays) % SEATS]
-    plays.extend((t.seat, parse_card(t.card)) for t in view.trick)
+    plays.extend((int(t["seat"]), parse_card(t["card"])) for t in _field(view, "trick", ()))
     voids: list[set[Suit]] = [set() for _ in range(SEATS)]
     for start in range(0, len(plays), SEATS):
         trick = plays[start : start + SEATS]
@@ -135,9 +134,8 @@ def facts(known: Knowledge) -> Facts:
                 holders.append({given: receiver})
         elif receiver == me and back != given and not _moves_on(steps[index + 1 :], giver, me):
             holders.append({back: giver})
-    played = frozenset(
-        (*(c for _, c in plays), *(parse_card(t.card) for t in view.last_trick.cards))
-    )
+    last_trick = _field(view, "last_trick", {}).get("cards") or ()
+    played = frozenset((*(c for _, c in plays), *(parse_card(t["card"]) for t in last_trick)))
     held: list[set[Card]] = [set() for _ in range(SEATS)]
     for holding in holders:
         for card, seat in holding.items():
@@ -147,13 +145,13 @@ def facts(known: Knowledge) -> Facts:
     for seat in range(SEATS):
         held[seat] -= played | set(hand) | out
     held[me] = set()
-    counts = tuple(view.hand_counts) or (0,) * SEATS
+    counts = _ints(view.get("hand_counts")) or (0,) * SEATS
     hidden_own = max(0, counts[me] - len(hand)) if counts else 0
-    declarer = view.declarer if view.HasField("declarer") else -1
+    declarer = int(_field(view, "declarer", -1))
     pinned: dict[Card, int] = {}
-    if declarer != me and declarer >= 0 and view.phase in ("discard", "play"):
+    if declarer != me and declarer >= 0 and view.get("phase") in ("discard", "play"):
         caps[declarer] = {}  # the talon came after the exchange: any card may be in it
-        if view.discard_count:  # what he got may be among his discards
+        if view.get("discard_count"):  # what he got may be among his discards
             pinned = dict.fromkeys(held[declarer], declarer)
             held[declarer] = set()
     return Facts(
@@ -167,8 +165,8 @@ def facts(known: Knowledge) -> Facts:
         known=tuple(frozenset(k) for k in held),
         pinned=pinned,
         counts=counts,
-        talon_slots=view.talon_count,
-        discard_slots=view.discard_count if declarer != me else 0,
+        talon_slots=int(_field(view, "talon_count", 0)),
+        discard_slots=int(_field(view, "discard_count", 0)) if declarer != me else 0,
     )
 
 
@@ -247,26 +245,27 @@ def _place(f: Facts, unknown: list[Card], need: list[int], rng: random.Random) -
 # ----------------------------------------------------------- worlds and rollouts
 
 
-def world(known: Knowledge, deal: Deal) -> State:
-    """The engine state of the seat's view with `deal`'s cards in the hidden places."""
-    view = known.view.three_five_eight
-    phase = Phase(view.phase)
-    contract = Contract(view.contract) if view.HasField("contract") else None
-    declarer = view.declarer
-    discards = _cards(view.discards) if view.discards else deal.discards
-    transfers = tuple(Transfer(t.giver, t.receiver, t.count) for t in view.exchange.transfers)
-    current = view.exchange.current if view.exchange.HasField("current") else len(transfers)
-    done = view.exchange.transfers[current].given if current < len(transfers) else 0
+def world(view: Mapping[str, Any], me: int, deal: Deal) -> State:
+    """The engine state of seat `me`'s view with `deal`'s cards in the hidden places
+    (a field the view leaves unset reads as its proto default, as it always has)."""
+    phase = Phase(_field(view, "phase", ""))
+    contract = Contract(view["contract"]) if view.get("contract") is not None else None
+    declarer = int(_field(view, "declarer", 0))
+    discards = _cards(view["discards"]) if view.get("discards") else deal.discards
+    exchange = _field(view, "exchange", {})
+    legs = exchange.get("transfers") or ()
+    transfers = tuple(Transfer(int(t["giver"]), int(t["receiver"]), int(t["count"])) for t in legs)
+    current = int(_field(exchange, "current", len(transfers)))
+    done = int(legs[current]["given"]) if current < len(transfers) else 0
     hands = deal.hands
     if phase is Phase.CONTRACT:  # the six seen cards first: the engine deals in order
-        seen = _cards(view.hand)
+        seen = _cards(view.get("hand"))
         hands = tuple(
-            (*seen, *(c for c in h if c not in seen)) if s == known.seat else h
-            for s, h in enumerate(hands)
+            (*seen, *(c for c in h if c not in seen)) if s == me else h for s, h in enumerate(hands)
         )
     d = DealState(
-        number=view.deal_number,
-        dealer=view.dealer,
+        number=int(_field(view, "deal_number", 0)),
+        dealer=int(_field(view, "dealer", 0)),
         commitment="",
         seed=b"",
         hands=hands,
@@ -277,34 +276,50 @@ def world(known: Knowledge, deal: Deal) -> State:
         transfer_done=done,
         talon_taken=phase in (Phase.DISCARD, Phase.PLAY),
         discards=discards if phase is Phase.PLAY else (),
-        leader=view.trick_leader if view.HasField("trick_leader") else declarer,
-        trick=tuple(parse_card(t.card) for t in view.trick),
-        completed=tuple(TrickTaken(i + 1, 0, 0, ()) for i in range(view.tricks_played)),
-        tricks=tuple(view.tricks) or (0, 0, 0),
+        leader=int(_field(view, "trick_leader", declarer)),
+        trick=tuple(parse_card(t["card"]) for t in _field(view, "trick", ())),
+        completed=tuple(
+            TrickTaken(i + 1, 0, 0, ()) for i in range(int(_field(view, "tricks_played", 0)))
+        ),
+        tricks=_ints(view.get("tricks")) or (0, 0, 0),
     )
     records = tuple(
         DealScored(
-            r.deal,
-            r.dealer,
-            Contract(r.contract),
-            tuple(r.targets),
-            tuple(r.tricks),
-            tuple(r.points),
+            int(_field(r, "deal", 0)),
+            int(_field(r, "dealer", 0)),
+            Contract(_field(r, "contract", "")),
+            _ints(r.get("targets")),
+            _ints(r.get("tricks")),
+            _ints(r.get("points")),
             (0, 0, 0),
         )
-        for r in view.deal_scores
+        for r in _field(view, "deal_scores", ())
     )
-    used = tuple(frozenset(Contract(c) for c in row.contracts) for row in view.contracts_used)
+    used = tuple(
+        frozenset(Contract(c) for c in _field(row, "contracts", ()))
+        for row in _field(view, "contracts_used", ())
+    )
     return State(
-        options=Options(must_trump=view.options.must_trump),
+        options=Options(must_trump=bool(_field(view, "options", {}).get("must_trump"))),
         phase=phase,
-        turn_number=view.turn.number,
-        first_dealer=view.first_dealer,
+        turn_number=int(_field(_field(view, "turn", {}), "number", 0)),
+        first_dealer=int(_field(view, "first_dealer", 0)),
         used=used or (frozenset(), frozenset(), frozenset()),
         records=records,
-        totals=tuple(view.totals) or (0, 0, 0),
+        totals=_ints(view.get("totals")) or (0, 0, 0),
         deal=d,
     )
+
+
+def _ints(values: Sequence[Any] | None) -> tuple[int, ...]:
+    return tuple(int(v) for v in values or ())
+
+
+def _field(data: Mapping[str, Any], key: str, default: Any) -> Any:
+    """A view's field, `default` where it is unset: absent (the wire's JSON) or None
+    (the engine's own view dict)."""
+    value = data.get(key)
+    return default if value is None else value
 
 
 def policy(state: State, seat: int) -> Command:
@@ -361,54 +376,50 @@ def _discard_candidates(hand: Sequence[Card], contract: Contract) -> list[tuple[
     return unique
 
 
-def choose(
-    known: Knowledge, moves: Sequence[actions_pb2.Action], budget: Budget
-) -> actions_pb2.Action:
+def choose(decision: Decision) -> Move:
     """The hard move: the normal one unless the search finds a better one."""
-    view = known.view.three_five_eight
-    listed = [move_of(m) for m in moves]
-    fallback = action_of(normal358.normal(neutral_view(known.view), listed))
-    kind = moves[0].WhichOneof("action")
-    me = known.seat
-    hand = _cards(view.hand)
-    actions: list[actions_pb2.Action]
+    view, moves, me = decision.view, decision.moves, decision.seat
+    fallback = normal358.normal(view, moves)
+    kind = moves[0][0]
+    hand = _cards(view.get("hand"))
+    actions: list[Move]
     commands: list[Command]
     if kind == "play_card" or kind == "give_card":
         if len(moves) == 1:
             return moves[0]
         ordered = [fallback, *(m for m in moves if m != fallback)]
         if kind == "give_card":  # the lowest card of each suit is enough
-            per_suit: dict[Suit | None, actions_pb2.Action] = {}
-            for m in sorted(moves[1:], key=lambda a: low_key(parse_card(a.give_card.card.code))):
-                per_suit.setdefault(parse_card(m.give_card.card.code).suit, m)
+            per_suit: dict[Suit | None, Move] = {}
+            for m in sorted(moves[1:], key=lambda m: low_key(normal358.move_card(m))):
+                per_suit.setdefault(normal358.move_card(m).suit, m)
             ordered = [fallback, *(m for m in per_suit.values() if m != fallback)]
         actions = ordered
         commands = [
-            PlayCard(me, parse_card(a.play_card.card.code))
+            PlayCard(me, normal358.move_card(a))
             if kind == "play_card"
-            else GiveCard(me, parse_card(a.give_card.card.code))
+            else GiveCard(me, normal358.move_card(a))
             for a in actions
         ]
     elif kind == "discard":
-        discards = _discard_candidates(hand, Contract(view.contract))
-        actions = [action_of(normal358.discard_move(c)) for c in discards]
+        discards = _discard_candidates(hand, Contract(_field(view, "contract", "")))
+        actions = [normal358.discard_move(c) for c in discards]
         commands = [Discard(me, c) for c in discards]
     elif kind == "choose_contract":
-        unused = [normal358.contract_of(move_of(a)) for a in moves]
+        unused = [normal358.contract_of(a) for a in moves]
         if len(unused) == 1:
             return moves[0]
-        first = normal358.contract_of(move_of(fallback))
+        first = normal358.contract_of(fallback)
         contracts = [first, *(c for c in unused if c is not first)]
-        actions = [action_of(normal358.contract_move(c)) for c in contracts]
+        actions = [normal358.contract_move(c) for c in contracts]
         commands = [ChooseContract(me, c) for c in contracts]
     else:
         return fallback
-    f = facts(known)
-    rng = random.Random(decision_seed(known.view.table_id, known.view.turn.number, me))
+    f = facts(view, me, decision.history)
+    rng = random.Random(decision.seed)
 
     def draw(r: random.Random) -> State | None:
         deal = sample(f, r)
-        return None if deal is None else world(known, deal)
+        return None if deal is None else world(view, me, deal)
 
     def value(state: State, command: Command) -> float:
         points = outcome(state, command, me)
@@ -416,5 +427,5 @@ def choose(
             return points - CONTRACT_LATER[command.contract]
         return points
 
-    found = pimc(commands, draw, value, budget, rng)
+    found = pimc(commands, draw, value, decision, rng)
     return actions[found.best]

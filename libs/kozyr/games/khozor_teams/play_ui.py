@@ -1,7 +1,11 @@
-"""The Khözör table as one seat sees it, pure: round, trump, rounds won per team, the
-opening team and opener, the eight seats by team with their cards in hand, the reserve,
-the pile of the current cycle with who led and who beat what, the own team's signals,
-the match's winner."""
+"""The Khözör table in `kozyr play` (`GameInfo.play_ui`), as one seat sees it, pure:
+round, trump, rounds won per team, the opening team and opener, the eight seats by team
+with their cards in hand, the reserve, the pile of the current cycle with who led and
+who beat what, the own team's signals, the match's winner.
+
+The game's one module that knows the terminal (rich, the table's proto view, kozyr
+play's helpers): kozyr play imports it by its name, and nothing of the game imports it
+(import-linter: play-ui-apart), so the rules stay pure."""
 
 from __future__ import annotations
 
@@ -14,9 +18,6 @@ from kozyr.games.khozor_teams import texts as khozor_texts
 from kozyr.texts import Lang
 
 SUITS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
-
-GAME_VIEW = "khozor_teams"
-"""The field of `TableView.game_view` this module draws."""
 
 
 def team_of(seat: int) -> str:

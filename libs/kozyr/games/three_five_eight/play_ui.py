@@ -1,6 +1,11 @@
-"""The 3-5-8 table as one seat sees it, pure: the deal and its contract, every seat's
-role, target, tricks, cards, total and contracts left, the trick on the table with who
-played what, the last trick, the declarer's talon and discards, the result."""
+"""The 3-5-8 table in `kozyr play` (`GameInfo.play_ui`), as one seat sees it, pure: the
+deal and its contract, every seat's role, target, tricks, cards, total and contracts
+left, the trick on the table with who played what, the last trick, the declarer's talon
+and discards, the result.
+
+The game's one module that knows the terminal (rich, the table's proto view, kozyr
+play's helpers): kozyr play imports it by its name, and nothing of the game imports it
+(import-linter: play-ui-apart), so the rules stay pure."""
 
 from __future__ import annotations
 
@@ -15,9 +20,6 @@ from kozyr.texts import Lang
 
 CONTRACT_ORDER = ("S", "H", "D", "C", "NT", "MT")
 SHORT = {"S": "♠", "H": "♥", "D": "♦", "C": "♣", "NT": "NT", "MT": "MT"}
-
-GAME_VIEW = "three_five_eight"
-"""The field of `TableView.game_view` this module draws."""
 
 
 def contract_name(code: str, lang: Lang) -> str:

@@ -1,4 +1,6 @@
-"""Khözör at the `hard` level: PIMC (`kozyr.bots.search`) on the pure engine.
+"""Khözör at the `hard` level (its `GameInfo.levels`' `Searcher`): PIMC
+(`kozyr.games.search`) on the pure engine, from neutral data — the seat's view as the
+game's view dict and the moves it lists (`kozyr.games.info.Decision`).
 
 What the seat knows is its view: its hand, the pile of the current cycle, every hand's
 count, the reserve's and the sleeping pile's counts. Its history adds no card — the
@@ -18,14 +20,12 @@ fewest cards). Signals are not read (RULES.md): a world has every signal off.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from kozyr.api.table.v1 import actions_pb2
-from kozyr.bots.knowledge import Knowledge, decision_seed
-from kozyr.bots.search import Budget, pimc
-from kozyr.client.games import action_of, move_of, neutral_view
 from kozyr.games.cards import Card, Suit, parse_card
+from kozyr.games.info import Decision, Move
 from kozyr.games.khozor_teams import computer as normal_khozor
 from kozyr.games.khozor_teams.beating import beating_sets
 from kozyr.games.khozor_teams.evolve import evolve
@@ -43,6 +43,7 @@ from kozyr.games.khozor_teams.model import (
 )
 from kozyr.games.khozor_teams.moves import legal_commands
 from kozyr.games.khozor_teams.rules import decide
+from kozyr.games.search import pimc
 
 ROLLOUT_DECISIONS = 600
 """A playout that has not ended its round after this many decisions counts as a draw."""
@@ -64,19 +65,24 @@ class Facts:
     sleeping: int
 
 
-def facts(known: Knowledge) -> Facts:
-    view = known.view.khozor_teams
+def facts(view: Mapping[str, Any], me: int) -> Facts:
+    """What seat `me` sees: its view (its history adds no card)."""
     pile = tuple(
-        Play(p.seat, PlayKind(p.kind), tuple(parse_card(c) for c in p.cards)) for p in view.pile
+        Play(int(p.get("seat") or 0), PlayKind(p.get("kind") or ""), _cards(p.get("cards")))
+        for p in view.get("pile") or ()
     )
     return Facts(
-        seat=known.seat,
-        hand=tuple(parse_card(c) for c in view.hand),
+        seat=me,
+        hand=_cards(view.get("hand")),
         pile=pile,
-        counts=tuple(view.hand_counts),
-        reserve=view.reserve_count,
-        sleeping=view.sleeping_count,
+        counts=tuple(int(n) for n in view.get("hand_counts") or ()),
+        reserve=int(view.get("reserve_count") or 0),
+        sleeping=int(view.get("sleeping_count") or 0),
     )
+
+
+def _cards(texts: Sequence[str] | None) -> tuple[Card, ...]:
+    return tuple(parse_card(t) for t in texts or ())
 
 
 @dataclass(frozen=True)
@@ -105,22 +111,27 @@ def sample(f: Facts, rng: random.Random) -> Deal | None:
     return Deal(tuple(hands), reserve, tuple(unseen[at + f.reserve :]))
 
 
-def world(known: Knowledge, f: Facts, deal: Deal) -> State:
-    view = known.view.khozor_teams
+def world(view: Mapping[str, Any], f: Facts, deal: Deal) -> State:
+    """The engine state of the seat's view with `deal`'s cards in the hidden places."""
     return State(
-        turn_seconds=view.turn_seconds or 180,
+        turn_seconds=int(view.get("turn_seconds") or 0) or 180,
         phase=Phase.PLAY,
-        decisions=view.turn.number,
-        round_no=view.round,
-        trump=Suit(view.trump),
-        opening_team=Team(view.opening_team) if view.HasField("opening_team") else None,
-        opener=view.opener if view.HasField("opener") else None,
+        decisions=int((view.get("turn") or {}).get("number") or 0),
+        round_no=int(view.get("round") or 0),
+        trump=Suit(view.get("trump") or ""),
+        opening_team=Team(view["opening_team"]) if view.get("opening_team") is not None else None,
+        opener=int(view["opener"]) if view.get("opener") is not None else None,
         to_act=f.seat,
         hands=deal.hands,
         reserve=deal.reserve,
         pile=f.pile,
         sleeping=deal.sleeping,
-        results=tuple(RoundResult(r.round, Team(r.team), r.seat) for r in view.round_winners),
+        results=tuple(
+            RoundResult(
+                int(r.get("round") or 0), Team(r.get("team") or ""), int(r.get("seat") or 0)
+            )
+            for r in view.get("round_winners") or ()
+        ),
         commitment="",
         seed=bytes(32),  # a placeholder: the playout stops at the round's end, before the reveal
     )
@@ -157,24 +168,22 @@ def outcome(state: State, command: Command, team: Team) -> float:
     return 0.5
 
 
-def _command(seat: int, action: actions_pb2.Action) -> Command:
-    kind = action.WhichOneof("action")
+def _command(seat: int, move: Move) -> Command:
+    kind, fields = move
     if kind == "lead":
-        return Lead(seat, tuple(parse_card(c.code) for c in action.lead.cards))
+        return Lead(seat, normal_khozor.move_cards(fields))
     if kind == "beat":
-        return Beat(seat, tuple(parse_card(c.code) for c in action.beat.cards))
+        return Beat(seat, normal_khozor.move_cards(fields))
     return PickUp(seat)
 
 
-def candidates(
-    moves: Sequence[actions_pb2.Action], fallback: actions_pb2.Action
-) -> list[actions_pb2.Action]:
+def candidates(moves: Sequence[Move], fallback: Move) -> list[Move]:
     """The normal move first, then the listed ones (single leads and the pickup before
     sets and dearer beats), at most `CANDIDATES`."""
 
-    def order(action: actions_pb2.Action) -> int:
-        kind = action.WhichOneof("action")
-        if kind == "pick_up" or (kind == "lead" and len(action.lead.cards) == 1):
+    def order(move: Move) -> int:
+        kind, fields = move
+        if kind == "pick_up" or (kind == "lead" and len(fields.get("cards", ())) == 1):
             return 0
         return 1
 
@@ -182,27 +191,24 @@ def candidates(
     return [fallback, *rest][:CANDIDATES]
 
 
-def choose(
-    known: Knowledge, moves: Sequence[actions_pb2.Action], budget: Budget
-) -> actions_pb2.Action:
-    """The hard move: the normal one unless the search finds a better one."""
-    view = known.view.khozor_teams
-    fallback = action_of(
-        normal_khozor.normal(neutral_view(known.view), [move_of(m) for m in moves])
-    )
-    kind = moves[0].WhichOneof("action")
-    if kind not in ("lead", "beat", "pick_up") or len(moves) == 1 or not view.HasField("trump"):
+def choose(decision: Decision) -> Move:
+    """The hard move: the normal one unless the search finds a better one (signal
+    toggles are no answer to the turn: `true_signal_moves` makes them)."""
+    view, me = decision.view, decision.seat
+    moves = [m for m in decision.moves if m[0] != "toggle_signal"] or list(decision.moves)
+    fallback = normal_khozor.normal(view, moves)
+    kind = moves[0][0]
+    if kind not in ("lead", "beat", "pick_up") or len(moves) == 1 or view.get("trump") is None:
         return fallback
-    me = known.seat
     actions = candidates(moves, fallback)
     commands = [_command(me, a) for a in actions]
-    f = facts(known)
+    f = facts(view, me)
     team = team_of(me)
-    rng = random.Random(decision_seed(known.view.table_id, known.view.turn.number, me))
+    rng = random.Random(decision.seed)
 
     def draw(r: random.Random) -> State | None:
         deal = sample(f, r)
-        return None if deal is None else world(known, f, deal)
+        return None if deal is None else world(view, f, deal)
 
-    found = pimc(commands, draw, lambda state, c: outcome(state, c, team), budget, rng)
+    found = pimc(commands, draw, lambda state, c: outcome(state, c, team), decision, rng)
     return actions[found.best]
