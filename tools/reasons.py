@@ -56,12 +56,12 @@ SCANNED = {
     "services/kozyr": None,  # the folder below names the service
     "libs/kozyr/runtime": EVERY_SERVICE,  # the gRPC server every service runs
     "libs/kozyr/client": "callers",  # texts shared by the services calling the table
-    "libs/kozyr/tables/refusals.py": "callers",  # table ids: the table service, the clock
+    "libs/kozyr/tablewire/refusals.py": "callers",  # table ids: the table service, the clock
     "libs/kozyr/games": "table",  # MalformedAction: SubmitAction's request checks
 }
 DYNAMIC = {
     ("services/kozyr/table/app.py", "error.reason"): "the games' rule reasons (§7)",
-    ("services/kozyr/table/actions.py", "err.reason"): "MalformedAction's own reasons",
+    ("services/kozyr/table/edge/actions.py", "err.reason"): "MalformedAction's own reasons",
 }
 """Calls whose reason is not a literal on purpose: (file, expression) → where from."""
 

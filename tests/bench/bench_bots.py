@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from kozyr.bots.levels import turn_moves
 from kozyr.bots.search import Budget
-from kozyr.table.shown import table_view
+from kozyr.table.edge.shown import table_view
 from tests.support import tournament
 from tests.support.tournament import (
     KHOZOR,

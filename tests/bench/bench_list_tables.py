@@ -3,7 +3,7 @@
     .venv/bin/python tests/bench/bench_list_tables.py [--tables 200000] [--players 20000]
 
 PostgreSQL from $KOZYR_DATABASE_URL, else an embedded server in a temporary directory;
-a scratch database is created and dropped. The directory (`kozyr.tables.directory`) is
+a scratch database is created and dropped. The directory (`kozyr.table.adapters.directory`) is
 filled with `--tables` rows in one statement — three seats of random players each, a
 creation time spread over 90 days, nine in ten finished — then each query ListTables
 makes is timed through `TableDirectory.find` (the service's own SQL), 50 times with
@@ -29,7 +29,7 @@ import asyncpg
 
 from kozyr.eventstore import PostgresEventStore, migrate
 from kozyr.eventstore.urls import asyncpg_dsn
-from kozyr.tables.directory import Cursor, TableDirectory, TableQuery, find_statement
+from kozyr.table.adapters.directory import Cursor, TableDirectory, TableQuery, find_statement
 from tests.bench.bench_table import scratch_database, servers
 
 RUNS = 50

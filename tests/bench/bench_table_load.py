@@ -36,10 +36,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # run as a script
 from kozyr.eventstore import PostgresEventStore, migrate
 from kozyr.games import khozor_teams, three_five_eight
+from kozyr.table.adapters.repository import TableRepository, fold_recorded, stream_of
+from kozyr.table.adapters.snapshots import EVERY, encode_table, fold_key
 from kozyr.table.app import Actor, TableApp
-from kozyr.tables.model import Table
-from kozyr.tables.repository import TableRepository, fold_recorded, stream_of
-from kozyr.tables.snapshots import EVERY, encode_table, fold_key
+from kozyr.table.domain.model import Table
 from tests.bench.bench_table import scratch_database, servers
 from tests.unit.table.test_audit_games import (
     MATCHMAKER,

@@ -29,8 +29,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from kozyr.api.table.v1 import table_service_pb2 as pb
 from kozyr.api.table.v1 import views_pb2
 from kozyr.games import khozor_teams, three_five_eight
-from kozyr.table.shown import ViewCache, table_view
-from kozyr.tables.model import Table
+from kozyr.table.domain.model import Table
+from kozyr.table.edge.shown import ViewCache, table_view
 from tests.unit.table.test_table_views import tables_of
 
 Viewers = Sequence[int | None]

@@ -39,7 +39,7 @@ from kozyr.api.table.v1 import table_service_pb2 as table_pb
 from kozyr.bus.schedules import MessageScheduler
 from kozyr.client import MatchmakingClient, TableClient
 from kozyr.infra import libpq_dsn
-from kozyr.tables.repository import stream_of
+from kozyr.table.adapters.repository import stream_of
 from tests.chaos.invariants import Logged, request_runs
 from tests.chaos.stack import Stack
 from tests.support.matchmaking import final_state

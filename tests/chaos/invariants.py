@@ -20,8 +20,8 @@ import asyncpg
 
 from kozyr.cli.tables import read_table
 from kozyr.infra import libpq_dsn
-from kozyr.tables import audit
-from kozyr.tables.repository import STREAM_PREFIX, stream_of
+from kozyr.table import audit
+from kozyr.table.adapters.repository import STREAM_PREFIX, stream_of
 from tests.chaos.load import Load
 from tests.chaos.stack import Stack
 from tests.chaos.template import PREFILL_REQUEST, SUBJECT_ROOT

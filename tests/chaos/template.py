@@ -28,7 +28,7 @@ from kozyr.games.khozor_teams.model import Team
 from kozyr.infra import EmbeddedNats, EmbeddedPostgres
 from kozyr.runtime.auth import Role
 from kozyr.table.app import Actor, TableApp
-from kozyr.tables.model import Table
+from kozyr.table.domain.model import Table
 from tests.e2e.published import wait_until_relayed
 
 SUBJECT_ROOT = "chaos"

@@ -19,7 +19,7 @@ from kozyr.bus.codec import MSG_ID_HEADER
 from kozyr.bus.streams import jetstream_name
 from kozyr.bus.subjects import PUBLIC_CHANNEL
 from kozyr.eventstore import RecordedEvent
-from kozyr.tables.public_wire import decode
+from kozyr.tablewire.public import decode
 from tests.e2e.checks import expected_result
 from tests.e2e.leaks import KHOZOR_TEAMS, find_leaks, seen_public
 from tests.e2e.published import stored_events, wait_until_relayed

@@ -16,7 +16,7 @@ from kozyr.bus.consumers import Delivery, DurableConsumer, EventSubscription
 from kozyr.bus.streams import jetstream_name
 from kozyr.eventstore import PostgresEventStore, RecordedEvent
 from kozyr.infra import libpq_dsn
-from kozyr.tables.repository import stream_of
+from kozyr.table.adapters.repository import stream_of
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from kozyr.api.table.v1 import views_pb2
 from kozyr.client import TableClient
 from kozyr.client.table import random_client_seed
 from kozyr.infra import Infrastructure
-from kozyr.tables import seeding
+from kozyr.table.domain import seeding
 from tests.e2e.checks import assert_moderator_tools_agree, assert_no_leaks
 from tests.e2e.conftest import deployment_for_module
 from tests.e2e.moderation import kozyr_cli

@@ -25,8 +25,8 @@ from kozyr.games import khozor_teams, three_five_eight
 from kozyr.games.codec import encode_event
 from kozyr.games.plugin import plugin_by_id
 from kozyr.games.three_five_eight.simulate import random_command
-from kozyr.table.actions import action_from_command
-from kozyr.table.views import game_view_to_proto, set_game_view
+from kozyr.table.edge.actions import action_from_command
+from kozyr.table.edge.views import game_view_to_proto, set_game_view
 from tests.e2e.leaks import (
     KHOZOR_TEAMS,
     THREE_FIVE_EIGHT,

@@ -13,9 +13,9 @@ from google.protobuf import json_format
 
 from kozyr.eventstore import InMemoryEventStore, QueuedMessage
 from kozyr.games import three_five_eight
+from kozyr.table.adapters.repository import stream_of
 from kozyr.table.app import Actor, TableApp
-from kozyr.tables.public_wire import decode
-from kozyr.tables.repository import stream_of
+from kozyr.tablewire.public import decode
 from tests.e2e.leaks import THREE_FIVE_EIGHT, LoggedEvent, find_leaks, seen_public
 
 pytestmark = pytest.mark.e2e

@@ -22,7 +22,7 @@ HEAVY = (
     "opentelemetry",
     "kozyr.eventstore",
     "kozyr.bus",
-    "kozyr.tables",
+    "kozyr.tablewire",
     "kozyr.client",
     "kozyr.table",
     "kozyr.matchmaking",

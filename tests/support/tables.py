@@ -23,7 +23,7 @@ from kozyr.eventstore import InMemoryEventStore
 from kozyr.games import khozor_teams
 from kozyr.runtime.auth import Role, mint_token
 from kozyr.table.app import Actor, TableApp
-from kozyr.tables.model import Table
+from kozyr.table.domain.model import Table
 
 JWT_KEY = "kozyr-test-secret-kozyr-test-secret-0123456789"
 

@@ -1,6 +1,6 @@
 """A duplicate tournament of the bots' levels, in-process on the pure table decision.
 
-Every game is played as the table service plays it — `kozyr.tables.decision.decide`
+Every game is played as the table service plays it — `kozyr.table.domain.decision.decide`
 on commands built from the actions a seat's view lists (`table_view`,
 `command_from_action`) — and a `hard` seat gets what the bots service gives it: its
 view and its own history of the deal, each event redacted for it by the table's
@@ -33,12 +33,12 @@ from kozyr.bots.levels import Level, announced, choose, turn_moves
 from kozyr.bots.search import Budget
 from kozyr.eventstore import RecordedEvent
 from kozyr.games.catalogue import game_by_id
-from kozyr.table.actions import command_from_action
-from kozyr.table.shown import table_view
-from kozyr.tables import model
-from kozyr.tables.decision import decide, draw_chance
-from kozyr.tables.history import history_data
-from kozyr.tables.model import COMPUTER, Table, TableCreated
+from kozyr.table.domain import model
+from kozyr.table.domain.decision import decide, draw_chance
+from kozyr.table.domain.history import history_data
+from kozyr.table.domain.model import COMPUTER, Table, TableCreated
+from kozyr.table.edge.actions import command_from_action
+from kozyr.table.edge.shown import table_view
 
 THREE_FIVE_EIGHT = "three_five_eight"
 KHOZOR = "khozor_teams"
@@ -49,7 +49,6 @@ PLAYERS = (RANDOM, Level.EASY.value, Level.NORMAL.value, Level.HARD.value)
 MOVES = 20_000
 """A bound on one game's moves (a 3-5-8 game takes about 1,000, a Khözör match a few
 hundred; random Khözör play ends with probability 1, docs/rules-khozor.md)."""
-DEAL_STARTS = ("CardsDealt", "RoundDealt")
 DEFAULT_BUDGET = Budget()
 
 
@@ -98,10 +97,11 @@ class Game:
         needed = [s for s, p in enumerate(self.players) if p == Level.HARD]
         if not needed:
             return
+        starts = game_by_id(self.game_id).info.history_starts
         for event in events:
             recorded = _recorded(after, event)
             for seat in needed:
-                if recorded.type in DEAL_STARTS:
+                if recorded.type in starts:
                     self.histories[seat] = []
                 data = history_data(after, recorded, seat, False)
                 if data is not None:
@@ -250,8 +250,8 @@ __all__ = [
 def contract_baselines(games: int, seed: int = 0) -> dict[str, Estimate]:
     """A declarer's points per contract over whole games of `normal` for every seat,
     played on the engine alone (the source of the hard level's `CONTRACT_LATER`)."""
-    from kozyr.bots.hard_three_five_eight import policy
     from kozyr.games.three_five_eight import rules
+    from kozyr.games.three_five_eight.hard import policy
     from kozyr.games.three_five_eight.simulate import play as playout
 
     def normal(state: Any, rng: random.Random) -> Any:

@@ -19,6 +19,9 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 SOURCE_ROOTS = ("libs", "services")
+ENTRYPOINTS = {"kozyr.cli"}
+"""Packages under libs/ that are entrypoints: nothing imports them (cli-entrypoint), and
+they may reach a service's audit tools (cli-reach), so they are no library below them."""
 
 _RUN = """
 import sys
@@ -79,15 +82,45 @@ def test_every_package_is_named_in_the_contracts() -> None:
     todo = (
         f"libs/kozyr holds {sorted(libraries)}, services/kozyr {sorted(services)}: name "
         "each in pyproject.toml [tool.importlinter] (games-alone, "
-        "libraries-below-services, texts-alone, and services-apart for a service)"
+        "libraries-below-services, texts-alone, cli-entrypoint, and services-apart for a "
+        "service)"
     )
-    assert set(by_id["libraries-below-services"]["source_modules"]) == libraries, todo
+    assert set(by_id["libraries-below-services"]["source_modules"]) == libraries - ENTRYPOINTS, todo
+    assert set(by_id["cli-entrypoint"]["source_modules"]) == (libraries | services) - ENTRYPOINTS
     assert set(by_id["libraries-below-services"]["forbidden_modules"]) == services, todo
     assert set(by_id["services-apart"]["modules"]) == services, todo
     others = (libraries | services) - {"kozyr.games", "kozyr.texts"}
     assert set(by_id["games-alone"]["forbidden_modules"]) == others, todo
     below_texts = {m for m in by_id["texts-alone"]["forbidden_modules"] if m.startswith("kozyr.")}
     assert below_texts == (libraries | services) - {"kozyr.texts"}, todo
+
+
+TABLE_ROOT_MODULES = {
+    "kozyr.table.texts",
+    "kozyr.table.metrics",
+    "kozyr.table.settings",
+    "kozyr.table.workers",
+}
+"""The table context's modules beside its layers: the application's texts and metrics,
+the process's settings and workers (its `__main__` too)."""
+
+
+def test_every_part_of_the_table_context_has_its_place() -> None:
+    """A new module or folder of services/kozyr/table is a layer (table-layers), the audit,
+    or one of the few beside them; none of them may import the audit (table-audit-apart)."""
+    parts = {
+        f"kozyr.table.{path.stem}"
+        for path in (REPO / "services/kozyr/table").iterdir()
+        if not path.name.startswith(("_", ".")) and (path.is_dir() or path.suffix == ".py")
+    }
+    by_id = contracts()
+    layers = set(by_id["table-layers"]["layers"])
+    assert parts == layers | {"kozyr.table.audit"} | TABLE_ROOT_MODULES, (
+        "give the new part of kozyr.table its place in pyproject.toml's table-layers (or "
+        "TABLE_ROOT_MODULES here) and in docs/architecture.md, 'The table context'"
+    )
+    apart = set(by_id["table-audit-apart"]["source_modules"]) - {"kozyr.table.__main__"}
+    assert apart == parts - {"kozyr.table.audit"}
 
 
 def test_every_game_package_is_reached_through_its_plugin_only() -> None:
@@ -112,9 +145,20 @@ def test_the_tree_keeps_every_contract(pristine: Path) -> None:
     [
         ("libs/kozyr/games/_io.py", "import asyncio\n", "Games are pure rules"),
         ("libs/kozyr/games/_net.py", "import nats\n", "Games are pure rules"),
-        ("libs/kozyr/games/_up.py", "import kozyr.tables.model\n", "Games import nothing"),
-        ("libs/kozyr/tables/_svc.py", "import kozyr.table.app\n", "Libraries never import"),
-        ("libs/kozyr/cli/_svc.py", "from kozyr.table import app\n", "Libraries never import"),
+        ("libs/kozyr/games/_up.py", "import kozyr.tablewire\n", "Games import nothing"),
+        ("libs/kozyr/tablewire/_svc.py", "import kozyr.table.app\n", "Libraries never import"),
+        ("libs/kozyr/cli/_svc.py", "from kozyr.table import app\n", "CLI reaches the table's"),
+        ("libs/kozyr/cli/_bot.py", "import kozyr.bots.levels\n", "CLI reaches the table's"),
+        ("services/kozyr/clock/_cli.py", "import kozyr.cli.problems\n", "nothing imports it"),
+        ("services/kozyr/table/domain/_io.py", "import asyncpg\n", "domain is pure"),
+        ("services/kozyr/table/domain/_log.py", "import kozyr.eventstore\n", "domain is pure"),
+        ("services/kozyr/table/adapters/_up.py", "import kozyr.table.edge.views\n", "is layered"),
+        ("services/kozyr/table/adapters/_mod.py", "import kozyr.table.audit.labels\n", "is apart"),
+        (
+            "services/kozyr/table/audit/_edge.py",
+            "import kozyr.table.edge.views\n",
+            "never the edge",
+        ),
         ("services/kozyr/table/_other.py", "import kozyr.other\n", "Services never import"),
         ("libs/kozyr/eventstore/_bus.py", "import kozyr.bus.subjects\n", "event store never"),
         ("libs/kozyr/texts.py", "import kozyr.games.cards\n", "Texts import nothing"),
@@ -124,18 +168,33 @@ def test_the_tree_keeps_every_contract(pristine: Path) -> None:
             "reach a game through its plugin",
         ),
         ("libs/kozyr/cli/_game.py", "import kozyr.games.three_five_eight\n", "reach a game"),
+        ("libs/kozyr/games/_tui.py", "import rich.text\n", "Games are pure rules"),
+        (
+            "libs/kozyr/games/three_five_eight/_ui.py",
+            "from kozyr.games.three_five_eight import play_ui\n",
+            "kozyr play's alone",
+        ),
     ],
     ids=[
         "games-asyncio",
         "games-nats",
         "games-tables",
-        "tables-service",
-        "cli-service",
+        "tablewire-service",
+        "cli-table-app",
+        "cli-bots",
+        "service-cli",
+        "table-domain-asyncpg",
+        "table-domain-eventstore",
+        "table-adapters-edge",
+        "table-service-audit",
+        "table-audit-app",
         "service-service",
         "eventstore-bus",
         "texts-games",
         "service-game-package",
         "tool-game-package",
+        "games-rich",
+        "game-imports-its-play-ui",
     ],
 )
 def test_a_forbidden_import_breaks_its_contract(

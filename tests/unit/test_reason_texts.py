@@ -25,7 +25,7 @@ from kozyr.clock import texts as clock_texts
 from kozyr.matchmaking import texts as matchmaking_texts
 from kozyr.runtime.errors import KozyrError
 from kozyr.table import texts as table_texts
-from kozyr.tables import refusals as table_refusals
+from kozyr.tablewire import refusals as table_refusals
 from kozyr.texts import LANGUAGES
 
 MODULES: tuple[ModuleType, ...] = (

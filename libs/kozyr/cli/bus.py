@@ -12,7 +12,7 @@ from nats.errors import Error as NatsError
 from kozyr.cli.problems import CliError
 from kozyr.eventstore import PostgresEventStore, StoreUnavailable
 from kozyr.runtime.settings import SettingsError, load_settings
-from kozyr.tables.republishing import Republished, republish
+from kozyr.table.adapters.republishing import Republished, republish
 
 
 async def republish_log(after_global: int) -> Republished:

@@ -102,7 +102,7 @@ def replay(
 ) -> None:
     """Replay a table from the event log, deal by deal (reads KOZYR_DATABASE_URL)."""
     from kozyr.cli.tables import database_url, parse_table_id, read_table, write_page
-    from kozyr.tables import audit
+    from kozyr.table import audit
 
     if as_json and html is not None:
         raise CliError("--json and --html are two different outputs: choose one")
@@ -138,7 +138,7 @@ def verify(table_id: TableId, as_json: AsJson = False) -> None:
     Exit code 0 when everything holds, 1 naming the first bad event otherwise.
     """
     from kozyr.cli.tables import database_url, parse_table_id, read_table
-    from kozyr.tables import audit
+    from kozyr.table import audit
 
     wanted = parse_table_id(table_id)
     table = asyncio.run(read_table(database_url(), wanted))

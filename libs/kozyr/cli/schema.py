@@ -10,12 +10,12 @@ from sqlalchemy.exc import SQLAlchemyError
 from kozyr.cli.problems import CliError
 from kozyr.cli.tables import database_url, safe_url
 from kozyr.eventstore import EventStoreError, PostgresEventStore, migrate
-from kozyr.tables.directory import TableDirectory
+from kozyr.table.adapters.directory import TableDirectory
 
 
 def apply_migrations() -> str:
     """Run the migrations, then make sure the table directory (the read model of
-    ListTables, kozyr.tables.directory) exists; the sentence to print, or CliError when
+    ListTables, kozyr.table.adapters.directory) exists; the sentence to print, or CliError when
     the database refuses."""
     url = database_url()
     try:

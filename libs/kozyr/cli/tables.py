@@ -27,7 +27,7 @@ from kozyr.eventstore import (
     VerifyReport,
 )
 from kozyr.runtime.settings import SettingsError, load_settings
-from kozyr.tables.repository import STREAM_PREFIX, stream_of
+from kozyr.table.adapters.repository import STREAM_PREFIX, stream_of
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,6 +10,7 @@ never by its name.
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping
 from typing import Any
 
 from google.protobuf import descriptor_pool, json_format, message_factory
@@ -29,6 +30,7 @@ __all__ = [
     "plugin_of",
     "registered",
     "set_game_options",
+    "set_named_game_options",
 ]
 
 
@@ -99,3 +101,17 @@ def set_game_options(request: Message, options: Message) -> None:
     raise ValueError(
         f"{request.DESCRIPTOR.name} has no options field of {options.DESCRIPTOR.full_name}"
     )
+
+
+def set_named_game_options(request: Message, named: Mapping[str, Message]) -> None:
+    """Put options given by keyword into a request: each keyword is the request's field
+    in its `options` oneof (the game's id, as `create_table(game, seats,
+    <game id>=options)` has always taken them), its value that game's options message.
+    A keyword naming no such field, or a message of another game's type, is a TypeError
+    (as an unknown keyword argument was)."""
+    fields = {f.name: f for f in request.DESCRIPTOR.oneofs_by_name["options"].fields}
+    for name, options in named.items():
+        field = fields.get(name)
+        if field is None or field.message_type is not options.DESCRIPTOR:
+            raise TypeError(f"{request.DESCRIPTOR.name} has no game options {name}=")
+        getattr(request, name).CopyFrom(options)

@@ -12,7 +12,7 @@ from kozyr.api.matchmaking.v1 import matchmaking_service_pb2 as pb
 from kozyr.api.matchmaking.v1 import matchmaking_service_pb2_grpc as pb_grpc
 from kozyr.api.table.v1 import table_service_pb2 as table_pb
 from kozyr.client.channel import ServiceClient
-from kozyr.client.games import set_game_options
+from kozyr.client.games import set_game_options, set_named_game_options
 
 MATCHMAKING_SERVICE = pb.DESCRIPTOR.services_by_name["MatchmakingService"].full_name
 
@@ -36,14 +36,14 @@ class MatchmakingClient(ServiceClient):
         request_id: str | None = None,
         party_id: str = "",
         fill_with_computers: bool = False,
-        three_five_eight: table_pb.ThreeFiveEightOptions | None = None,
-        khozor_teams: table_pb.KhozorTeamsOptions | None = None,
         options: Message | None = None,
         table: table_pb.TableOptions | None = None,
+        **game_options: Message,
     ) -> pb.EnterQueueResponse:
         """A ticket for the caller (or his party, which he leads) in the game's queue;
         `options`: the game's options message (any game's, `GameInfo.options` says which
-        fields a ticket may carry; `three_five_eight`/`khozor_teams` name two of them);
+        fields a ticket may carry), or by keyword `<game id>=`
+        (`kozyr.client.games.set_named_game_options`);
         `table`: the table's own options he chooses (cover_after_seconds, computer_level)."""
         request = pb.EnterQueueRequest(
             request_id=request_id or str(uuid.uuid4()),
@@ -52,9 +52,9 @@ class MatchmakingClient(ServiceClient):
             fill_with_computers=fill_with_computers,
             table=table,
         )
-        for given in (three_five_eight, khozor_teams, options):
-            if given is not None:
-                set_game_options(request, given)
+        if options is not None:
+            set_game_options(request, options)
+        set_named_game_options(request, game_options)
         response: pb.EnterQueueResponse = await self.stub.EnterQueue(
             request, metadata=self.metadata
         )

@@ -21,7 +21,7 @@ from kozyr.api.table.v1 import actions_pb2, views_pb2
 from kozyr.api.table.v1 import table_service_pb2 as pb
 from kozyr.api.table.v1 import table_service_pb2_grpc as pb_grpc
 from kozyr.client.channel import ChannelOptions, ServiceClient, retry_service_config
-from kozyr.client.games import set_game_options
+from kozyr.client.games import set_game_options, set_named_game_options
 
 TABLE_SERVICE = pb.DESCRIPTOR.services_by_name["TableService"].full_name
 
@@ -59,14 +59,14 @@ class TableClient(ServiceClient):
         seats: Sequence[str | pb.SeatAssignment | None],
         *,
         request_id: str | None = None,
-        three_five_eight: pb.ThreeFiveEightOptions | None = None,
-        khozor_teams: pb.KhozorTeamsOptions | None = None,
         options: Message | None = None,
         table: pb.TableOptions | None = None,
+        **game_options: Message,
     ) -> pb.CreateTableResponse:
         """Open a table; a seat is a player id, None for a computer, or a whole
         `SeatAssignment` (a computer seat with its level). `options`: the game's options
-        message (any game's; `three_five_eight`/`khozor_teams` name two of them);
+        message (any game's), or by keyword
+        `<game id>=` (`kozyr.client.games.set_named_game_options`);
         `table`: the table's own options (cover_after, computer level)."""
         request = pb.CreateTableRequest(
             request_id=request_id or new_request_id(),
@@ -74,9 +74,9 @@ class TableClient(ServiceClient):
             seats=[_assignment(p) for p in seats],
             table=table,
         )
-        for given in (three_five_eight, khozor_teams, options):
-            if given is not None:
-                set_game_options(request, given)
+        if options is not None:
+            set_game_options(request, options)
+        set_named_game_options(request, game_options)
         response: pb.CreateTableResponse = await self.stub.CreateTable(
             request, metadata=self.metadata
         )

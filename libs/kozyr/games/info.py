@@ -29,6 +29,46 @@ the view lists for it (never empty), the move it makes — one of them, or on a 
 wide to list (`GamePlugin.wide_turns`) any legal one. Deterministic, so two bot replicas
 reading one view send one move."""
 
+HistoryEntry = tuple[str, Mapping[str, Any]]
+"""One event of a seat's history: its type name and its data as redacted for the seat
+(the table's `GetHistory(seat)`: nothing of another seat's hidden cards)."""
+
+
+def never() -> bool:
+    """A search budget's clock that never runs out (the world cap alone ends it)."""
+    return False
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """What a searching computer player (`Searcher`) is given for one decision: the
+    seat's view (the game's view dict) and the moves it lists, the seat, its own redacted
+    history of the current deal (or round; empty when it could not be read), the seed of
+    the decision's random generator (the same on every replica and retry, so two replicas
+    send one move) and its budget — at most `worlds` sampled worlds, and the caller's
+    clock, `out_of_time`, asked between worlds (a game reads no clock itself)."""
+
+    view: Mapping[str, Any]
+    moves: Sequence[Move]
+    seat: int
+    history: Sequence[HistoryEntry]
+    seed: int
+    worlds: int = 1_000
+    out_of_time: Callable[[], bool] = never
+
+
+@dataclass(frozen=True, slots=True)
+class Searcher:
+    """A level whose player searches (PIMC, `kozyr.games.search`): it needs more than
+    the view — the seat's history, a seed and a budget (`Decision`) — and takes time,
+    so the bots service reads the history, runs it in a worker and bounds it."""
+
+    choose: Callable[[Decision], Move]
+
+
+LevelPlayer = ComputerPlayer | Searcher
+"""Who plays a computer level: a player on the view alone, or a searching one."""
+
 Announcer = Callable[[Mapping[str, Any], Sequence[Move]], list[Move]]
 """Moves a computer seat makes on its turn before its move, from its view and every
 move the view lists (Khözör's true team signals, RULES.md); each is sent on its own."""
@@ -80,9 +120,8 @@ class GameInfo:
       the table, and in a team game a team (a party sits in one team).
     - `options`: what a table's and a ticket's game options may be (`GameOption`).
     - `levels`: the computer levels it offers (a subset of `LEVELS`), each with the
-      player that plays it on neutral data; a level mapped to None is played by the
-      bots service's own player of the game (the two games the platform was built
-      with, whose players still read the proto view).
+      player that plays it on neutral data: a `ComputerPlayer` on the view alone, or a
+      `Searcher` given the seat's history, a seed and a budget too (`Decision`).
     - `announce`: what a computer seat makes known on its turn before its move (moves
       of their own, e.g. Khözör's true team signals); None: nothing.
     - `about`: one line describing the game to a player choosing one.
@@ -95,6 +134,15 @@ class GameInfo:
       choice a client shows on its row, the illegal ones too (3-5-8's six contracts,
       used ones included: the table says why one is refused) — or `()`: the moves the
       view lists (Khözör's opener seats on offer). Any other turn: the hand is the row.
+    - `play_ui`: the full name of the module holding the game's own drawing of its
+      table in `kozyr play` — `table_lines(view: TableView, lang) -> list[rich Text]`,
+      conventionally `kozyr.games.<game>.play_ui` — or "" for kozyr play's drawing of
+      any game from its view (`render_any`). A name, not an import: kozyr play imports
+      it when it draws the game, and the game's rules never load the terminal's
+      libraries (import-linter: games-pure, play-ui-apart).
+    - `history_starts`: the event types that begin the part of a seat's history a
+      searching player reads (`Decision.history`: the current deal or round — 3-5-8's
+      `CardsDealt`, Khözör's `RoundDealt`); empty: the whole history.
     """
 
     name: Texts
@@ -104,13 +152,15 @@ class GameInfo:
     about: Texts
     teams: tuple[tuple[int, ...], ...] = ()
     options: tuple[GameOption, ...] = ()
-    levels: Mapping[str, ComputerPlayer | None] = field(
+    levels: Mapping[str, LevelPlayer] = field(
         default_factory=lambda: dict.fromkeys(LEVELS, first_listed)
     )
     announce: Announcer | None = None
     turn_names: Mapping[str, Texts] = field(default_factory=dict)
     choice_names: Mapping[str, Texts] = field(default_factory=dict)
     choices: Mapping[str, tuple[Move, ...]] = field(default_factory=dict)
+    play_ui: str = ""
+    history_starts: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
         if self.seats < 1:

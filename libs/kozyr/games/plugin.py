@@ -134,7 +134,7 @@ class TrickText:
 
 @dataclass(frozen=True, slots=True)
 class AuditProfile(Generic[C]):
-    """What the auditor (`kozyr.tables.audit`) must know of a game beyond its decider.
+    """What the auditor (`kozyr.table.audit`) must know of a game beyond its decider.
 
     `deal_event` is the type of the game's deal event, `number_field` the field that
     numbers deals in it and in the reveal event (`reveal_event`), `undealt_field` the

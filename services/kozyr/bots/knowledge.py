@@ -4,7 +4,7 @@ The `hard` level samples the cards it cannot see, so it needs more than the view
 cards played earlier in the deal (and so the suits a seat has shown it lacks), the
 exchanges it took part in, the talon it took. All of that, and nothing more, is in the
 seat's own history — the table service's `GetHistory(seat)`, each event's data redacted
-for that seat by the game's `redact` (`kozyr.tables.history.history_data`). The bots
+for that seat by the game's `redact` (`kozyr.table.domain.history.history_data`). The bots
 service builds a `Knowledge` from `GetHistory`; the tournament harness builds it from
 the same redaction in-process. Nothing here can reach another seat's cards: a
 `Knowledge` holds only a seat's view and its redacted events.
@@ -13,17 +13,14 @@ the same redaction in-process. Nothing here can reach another seat's cards: a
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
 
 from kozyr.api.table.v1 import views_pb2
+from kozyr.client.games import UnknownGame, plugin_of
+from kozyr.games.info import HistoryEntry
 
-HistoryEntry = tuple[str, Mapping[str, Any]]
-"""One event of a seat's history: its type name and its data as redacted for the seat."""
-
-DEAL_STARTS = frozenset({"CardsDealt", "RoundDealt"})
-"""The events that begin a 3-5-8 deal or a Khözör round: what came before is over."""
+__all__ = ["HistoryEntry", "Knowledge", "deal_began", "decision_seed", "knowledge"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,15 +36,27 @@ class Knowledge:
 
 
 def knowledge(view: views_pb2.TableView, history: Iterable[HistoryEntry]) -> Knowledge:
-    """The seat's knowledge: `history` cut to the events of the current deal."""
+    """The seat's knowledge: `history` cut to the events of the current deal (or round:
+    from the last of the game's `GameInfo.history_starts`)."""
+    starts = history_starts(view)
     events = list(history)
-    start = max((i for i, (kind, _) in enumerate(events) if kind in DEAL_STARTS), default=0)
+    start = max((i for i, (kind, _) in enumerate(events) if kind in starts), default=0)
     return Knowledge(view, tuple(events[start:]))
 
 
-def deal_began(history: Iterable[HistoryEntry]) -> bool:
-    """Whether `history` reaches back to the start of a deal (or round)."""
-    return any(kind in DEAL_STARTS for kind, _ in history)
+def deal_began(view: views_pb2.TableView, history: Iterable[HistoryEntry]) -> bool:
+    """Whether `history` reaches back to the start of the view's deal (or round)."""
+    starts = history_starts(view)
+    return any(kind in starts for kind, _ in history)
+
+
+def history_starts(view: views_pb2.TableView) -> frozenset[str]:
+    """The events that begin the view's game's deal or round (`GameInfo.history_starts`):
+    what came before is over. None for a game this process lacks (the whole history)."""
+    try:
+        return plugin_of(view).info.history_starts
+    except UnknownGame:
+        return frozenset()
 
 
 def decision_seed(table_id: str, turn: int, seat: int) -> int:

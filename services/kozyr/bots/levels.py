@@ -12,30 +12,29 @@ same move, and the table's request-id idempotency never sees two different moves
 - `easy` — the table's own "lowest safe move" (the timeout's default): in 3-5-8 the
   lowest listed card by rank (ties ♣ ♦ ♥ ♠) and the first unused contract, in Khözör
   the first listed move (the engine lists the default first).
-- `normal` — rules of thumb per game, each game's own (`GameInfo.levels`:
-  `kozyr.games.three_five_eight.computer`, `kozyr.games.khozor_teams.computer`).
-- `hard` — perfect-information Monte Carlo over the hidden cards (`kozyr.bots.search`,
-  `kozyr.bots.hard_three_five_eight`, `kozyr.bots.hard_khozor`).
+- `normal` — rules of thumb per game, each game's own (`GameInfo.levels`: the real
+  games' `kozyr.games.<game>.computer`).
+- `hard` — perfect-information Monte Carlo over the hidden cards, each game's own
+  `Searcher` (`kozyr.games.search`, the game's `kozyr.games.<game>.hard`).
 
 Which levels a game has, and who plays them, is the game's to say (`GameInfo.levels`):
-a level with a player of the game's own is played by it, on the view and the listed
-moves as neutral data (`kozyr.client.games`), its move made an `Action` again; a level
-mapped to None by this service's player of that game (whose players read the proto
-view); a level the game does not offer is played by the nearest weaker one it does
-(else the weakest).
+every level is played by the game's own player, on the view and the listed moves as
+neutral data (`kozyr.client.games`), its move made an `Action` again — a searching one
+(`Searcher`) also on the seat's redacted history, the decision's seed and this service's
+budget (`Decision`); a level the game does not offer is played by the nearest weaker one
+it does (else the weakest). A game this process does not know: the first listed move.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from enum import StrEnum
 
 from kozyr.api.table.v1 import actions_pb2, views_pb2
-from kozyr.bots import hard_khozor, hard_three_five_eight
-from kozyr.bots.knowledge import Knowledge, knowledge
+from kozyr.bots.knowledge import Knowledge, decision_seed, knowledge
 from kozyr.bots.search import Budget
 from kozyr.client.games import UnknownGame, action_of, move_of, neutral_view, plugin_of
-from kozyr.games.info import LEVELS, ComputerPlayer
+from kozyr.games.info import LEVELS, Decision, LevelPlayer, Move, Searcher
 
 
 class Level(StrEnum):
@@ -44,15 +43,6 @@ class Level(StrEnum):
     EASY = "easy"
     NORMAL = "normal"
     HARD = "hard"
-
-
-Search = Callable[[Knowledge, Sequence[actions_pb2.Action], Budget], actions_pb2.Action]
-SEARCHES: dict[str, Search] = {
-    "three_five_eight": hard_three_five_eight.choose,
-    "khozor_teams": hard_khozor.choose,
-}
-"""This service's own `hard` players (`GameInfo.levels` maps hard to None), by the game's
-field in `TableView.game_view`: PIMC on the engine, reading the seat's history."""
 
 
 class NoMove(LookupError):
@@ -73,27 +63,43 @@ def choose(
 ) -> actions_pb2.Action:
     """The move of the view's seat at `level`; NoMove if it has none.
 
-    `known` (hard only): the seat's view and its redacted history of the current deal;
-    without it the hard level knows the view alone. `budget` (hard only): the search's
-    time and world cap (`Budget()`: `KOZYR_BOTS_HARD_BUDGET_MS`'s default).
+    `known` (a searching level only): the seat's view and its redacted history of the
+    current deal; without it the search knows the view alone. `budget` (a searching
+    level only): its time and world cap (`Budget()`: `KOZYR_BOTS_HARD_BUDGET_MS`'s
+    default).
     """
     moves = turn_moves(view)
     if not moves:
         raise NoMove(view.table_id)
-    offered, player = game_level(view, level)
-    if player is not None:
-        return action_of(player(neutral_view(view), [move_of(m) for m in moves]))
-    search = SEARCHES.get(view.WhichOneof("game_view") or "")
-    if offered is Level.HARD and search is not None:
+    _, player = game_level(view, level)
+    if player is None:
+        return moves[0]
+    listed = [move_of(m) for m in moves]
+    if isinstance(player, Searcher):
         seen = known if known is not None else knowledge(view, [])
-        return search(seen, moves, budget or Budget())
-    return moves[0]
+        return action_of(player.choose(decision(seen, listed, budget or Budget())))
+    return action_of(player(neutral_view(view), listed))
 
 
-def game_level(view: views_pb2.TableView, level: Level) -> tuple[Level, ComputerPlayer | None]:
+def decision(known: Knowledge, listed: Sequence[Move], budget: Budget) -> Decision:
+    """What a searching player is given: the seat's view and history as neutral data, the
+    decision's seed (by table, turn and seat) and the budget, its clock started now."""
+    view = known.view
+    return Decision(
+        view=neutral_view(view),
+        moves=listed,
+        seat=known.seat,
+        history=known.events,
+        seed=decision_seed(view.table_id, view.turn.number, known.seat),
+        worlds=budget.worlds,
+        out_of_time=budget.clock(),
+    )
+
+
+def game_level(view: views_pb2.TableView, level: Level) -> tuple[Level, LevelPlayer | None]:
     """The level the view's game plays for `level` (`GameInfo.levels`: the nearest weaker
-    one it offers, else its weakest) and that level's own player, None when this
-    service plays it. A game this process does not know: `level`, no player of its own."""
+    one it offers, else its weakest) and that level's player. A game this process does
+    not know: `level`, and no player (the first listed move is played)."""
     try:
         offered = plugin_of(view).info.levels
     except UnknownGame:

@@ -34,9 +34,10 @@ from kozyr.bots.levels import Level, NoMove, announced, choose, game_level
 from kozyr.bots.metrics import DECISION_SECONDS, MOVES, REFUSED
 from kozyr.bots.search import DEFAULT_BUDGET_MS, Budget
 from kozyr.client.caller import ServiceCaller
+from kozyr.games.info import Searcher
 from kozyr.runtime.errors import error_reason
 from kozyr.runtime.tracing import continued_from
-from kozyr.tables.public_wire import published_event
+from kozyr.tablewire.public import published_event
 
 CALL_SECONDS = 4.0
 """A call to the table service is given up after this and the event redelivered: less
@@ -126,8 +127,8 @@ class Player:
             view = await self._signal(table_id, turn, seat, view)
         level = seat_level(view, seat, self._level)
         known = None
-        offered, own_player = game_level(view, level)
-        if offered is Level.HARD and own_player is None:  # the search reads the history
+        _, own_player = game_level(view, level)
+        if isinstance(own_player, Searcher):  # the search reads the history
             async with asyncio.timeout(CALL_SECONDS):
                 known = await self._knowledge(table_id, seat, view)
         try:
@@ -197,6 +198,6 @@ class Player:
             entries = [
                 (e.type, json.loads(e.data_json)) for e in events if e.version <= view.version
             ]
-            if start == 0 or deal_began(entries):
+            if start == 0 or deal_began(view, entries):
                 return knowledge(view, entries)
             window *= 4

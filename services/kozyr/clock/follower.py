@@ -19,7 +19,7 @@ from kozyr.clock.covering import COVER, Covering
 from kozyr.clock.presence import PresenceBook
 from kozyr.clock.seating import SeatAt
 from kozyr.clock.turns import TURN, TurnClock
-from kozyr.tables.public_wire import published_event
+from kozyr.tablewire.public import published_event
 
 log = structlog.get_logger("kozyr.clock")
 

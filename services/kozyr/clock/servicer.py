@@ -20,7 +20,7 @@ from kozyr.clock.tables import CALL_SECONDS, TableCaller
 from kozyr.clock.timing import Clock
 from kozyr.clock.voice import VoiceRooms
 from kozyr.runtime.auth import Role, current_principal
-from kozyr.tables import refusals
+from kozyr.tablewire import refusals
 
 
 class ClockServicer(pb_grpc.ClockServiceServicer):

@@ -54,7 +54,7 @@ from kozyr.matchmaking.settings import MatchmakingSettings
 from kozyr.matchmaking.timing import Clock, FileOffsetClock, SystemClock
 from kozyr.runtime import AuthPolicy, GrpcServer, ServiceSpec, service_full_name
 from kozyr.runtime.auth import Role
-from kozyr.tables.public_wire import published_event
+from kozyr.tablewire.public import published_event
 
 SERVICE_NAME = service_full_name(matchmaking_service_pb2, "MatchmakingService")
 SERVICE_SUBJECT = "matchmaking"

@@ -36,7 +36,22 @@ from kozyr.games.errors import RuleError
 from kozyr.runtime.errors import FailedPrecondition, InvalidArgument, KozyrError
 from kozyr.runtime.tracing import span
 from kozyr.table import metrics
-from kozyr.table.notifier import TableNotifier
+from kozyr.table.adapters.directory import TableDirectory, finish_time
+from kozyr.table.adapters.notifier import TableNotifier
+from kozyr.table.adapters.public_wire import outbox_messages
+from kozyr.table.adapters.repository import TableNotFound, TableRepository, stream_of
+from kozyr.table.domain import decision, model, seeding
+from kozyr.table.domain.decision import Decision
+from kozyr.table.domain.model import (
+    COMPUTER,
+    SEAT_EVENTS,
+    SeatControl,
+    SeatControlChanged,
+    SeatPresenceChanged,
+    Table,
+    TableCreated,
+)
+from kozyr.table.domain.public import public_events
 from kozyr.table.texts import (
     computer_seat,
     deal_already_started,
@@ -48,21 +63,6 @@ from kozyr.table.texts import (
     too_busy,
     too_many_taps,
 )
-from kozyr.tables import decision, model, seeding
-from kozyr.tables.decision import Decision
-from kozyr.tables.directory import TableDirectory, finish_time
-from kozyr.tables.model import (
-    COMPUTER,
-    SEAT_EVENTS,
-    SeatControl,
-    SeatControlChanged,
-    SeatPresenceChanged,
-    Table,
-    TableCreated,
-)
-from kozyr.tables.public import public_events
-from kozyr.tables.public_wire import outbox_messages
-from kozyr.tables.repository import TableNotFound, TableRepository, stream_of
 from kozyr.texts import Lang
 
 MAX_ATTEMPTS = 8
@@ -281,7 +281,7 @@ class TableApp:
         `check`
         refuses a caller who may not act for the seat now. `acting_person` is the seat
         of a person acting for himself: a covered seat is his again in the same append
-        (kozyr.tables.decision).
+        (kozyr.table.domain.decision).
         """
         pin = None if expected_version is None else (expected_version, viewer)
 
@@ -378,7 +378,7 @@ class TableApp:
         """Refuse taps beyond the limit: RESOURCE_EXHAUSTED, nothing appended.
 
         Taps are what the plugin's `tapped_by` hook names, the same hook the fold
-        records them with (`kozyr.tables.model`), so every tap recorded is limited."""
+        records them with (`kozyr.table.domain.model`), so every tap recorded is limited."""
         tapped_by = table.plugin.tapped_by
         if tapped_by is None:
             return
@@ -512,7 +512,7 @@ class TableApp:
     ) -> Append[_Planned]:
         """One command's events to append at `before`'s version, with the turn that
         follows and its deadline in the metadata, and the public table events they make
-        (`kozyr.tables.public`) queued in the same transaction. `expiry`: the clock's
+        (`kozyr.table.domain.public`) queued in the same transaction. `expiry`: the clock's
         default move of `before`'s turn (its public events say the turn expired)."""
         after, events = planned.after, planned.events
         turn = after.game.turn(after.state)

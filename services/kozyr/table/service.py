@@ -18,14 +18,14 @@ from kozyr.eventstore.durability import check_commit_durability
 from kozyr.runtime import AuthPolicy, GrpcServer, ServiceSpec, service_full_name
 from kozyr.runtime.auth import Role
 from kozyr.table import workers
+from kozyr.table.adapters.directory import TableDirectory
+from kozyr.table.adapters.listener import TableChangeListener
+from kozyr.table.adapters.notifier import TableNotifier
+from kozyr.table.adapters.poller import WatchPoller
+from kozyr.table.adapters.schema_watch import SchemaWatch
 from kozyr.table.app import TableApp
-from kozyr.table.listener import TableChangeListener
-from kozyr.table.notifier import TableNotifier
-from kozyr.table.poller import WatchPoller
-from kozyr.table.schema_watch import SchemaWatch
-from kozyr.table.servicer import TableServicer, add_to_server
+from kozyr.table.edge.servicer import TableServicer, add_to_server
 from kozyr.table.settings import TableSettings
-from kozyr.tables.directory import TableDirectory
 
 SERVICE_NAME = service_full_name(table_service_pb2, "TableService")
 SERVICE_ONLY = frozenset({Role.SERVICE, Role.ADMIN})

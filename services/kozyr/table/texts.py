@@ -13,7 +13,7 @@ from kozyr.runtime.errors import (
     PermissionDenied,
     ResourceExhausted,
 )
-from kozyr.tables.refusals import table_not_found as table_not_found  # app.py raises it
+from kozyr.tablewire.refusals import table_not_found as table_not_found  # app.py raises it
 from kozyr.texts import Texts
 
 

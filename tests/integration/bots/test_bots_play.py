@@ -23,7 +23,7 @@ from kozyr.bus.streams import jetstream_name
 from kozyr.bus.subjects import PUBLIC_CHANNEL
 from kozyr.client import TableClient
 from kozyr.runtime.auth import Role
-from kozyr.tables.repository import stream_of
+from kozyr.table.adapters.repository import stream_of
 from tests.integration.bots.conftest import running_bots
 from tests.integration.table.conftest import RunningTableService, running_table_service
 from tests.support.bots import requested_seats

@@ -14,8 +14,8 @@ from kozyr.api.table.v1 import table_service_pb2 as pb
 from kozyr.client import TableClient
 from kozyr.runtime.auth import BOTS_SUBJECT, Role
 from kozyr.runtime.errors import error_details
+from kozyr.table.adapters.repository import stream_of
 from kozyr.table.app import Actor
-from kozyr.tables.repository import stream_of
 from tests.integration.table.conftest import RunningTableService
 from tests.support.tables import token
 

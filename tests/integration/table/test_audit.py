@@ -1,5 +1,5 @@
 """Moderator tooling against real PostgreSQL: whole games played through TableApp on the
-PostgreSQL event store, replayed and verified by `kozyr.tables.audit` and by the `kozyr`
+PostgreSQL event store, replayed and verified by `kozyr.table.audit` and by the `kozyr`
 command line (a subprocess), then tampered with in plain SQL as a rogue superuser would
 (docs/eventstore.md, "Tamper evidence") — with and without re-hashing the chain."""
 
@@ -23,10 +23,10 @@ import pytest
 from kozyr.eventstore import PostgresEventStore, RecordedEvent, VerifyReport, migrate
 from kozyr.eventstore.urls import asyncpg_dsn
 from kozyr.games import khozor_teams, three_five_eight
+from kozyr.table import audit
+from kozyr.table.adapters.repository import stream_of
 from kozyr.table.app import Actor, TableApp
-from kozyr.tables import audit
-from kozyr.tables.model import Table
-from kozyr.tables.repository import stream_of
+from kozyr.table.domain.model import Table
 from tests.unit.table.test_audit_games import PLAYERS, cards_named, play_to_the_end, rehashed
 from tests.unit.table.test_audit_redaction import played_cards, private_358_cards
 

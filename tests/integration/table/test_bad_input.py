@@ -58,8 +58,8 @@ from kozyr.client import TableClient
 from kozyr.games.cards import CardParseError, JokerColor, Rank, Suit, card, joker, parse_card
 from kozyr.runtime.auth import Role, mint_token
 from kozyr.runtime.errors import error_details
+from kozyr.table.domain.seeding import is_client_seed
 from kozyr.table.service import SERVICE_NAME
-from kozyr.tables.seeding import is_client_seed
 from tests.integration.table.conftest import RunningTableService
 from tests.support.tables import JWT_KEY, token
 

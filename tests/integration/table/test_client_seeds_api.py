@@ -14,8 +14,9 @@ from kozyr.client import TableClient
 from kozyr.eventstore import PostgresEventStore
 from kozyr.runtime.auth import Role
 from kozyr.runtime.errors import error_details
-from kozyr.tables import audit, seeding
-from kozyr.tables.repository import stream_of
+from kozyr.table import audit
+from kozyr.table.adapters.repository import stream_of
+from kozyr.table.domain import seeding
 from tests.integration.table.conftest import RunningTableService
 from tests.support.tables import token
 

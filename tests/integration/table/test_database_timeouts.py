@@ -30,8 +30,8 @@ from kozyr.eventstore.urls import asyncpg_dsn
 from kozyr.infra import EmbeddedPostgres
 from kozyr.runtime.auth import Role
 from kozyr.runtime.errors import error_details
+from kozyr.table.adapters.repository import stream_of
 from kozyr.table.service import SERVICE_NAME, TableService
-from kozyr.tables.repository import stream_of
 from tests.integration.eventstore.test_eventstore_postgres import wait_for_backend
 from tests.integration.table.conftest import table_settings
 from tests.support.tables import token

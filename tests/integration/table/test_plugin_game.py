@@ -18,8 +18,8 @@ from kozyr.api.table.v1 import actions_pb2, views_pb2
 from kozyr.client import TableClient
 from kozyr.runtime.auth import Role
 from kozyr.runtime.errors import error_details
-from kozyr.tables import audit
-from kozyr.tables.repository import stream_of
+from kozyr.table import audit
+from kozyr.table.adapters.repository import stream_of
 from tests.integration.table.conftest import RunningTableService
 from tests.support.higher_card import CODE, HigherCardView, rules
 from tests.support.tables import token

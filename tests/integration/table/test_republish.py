@@ -20,7 +20,7 @@ from kozyr.bus.streams import jetstream_name
 from kozyr.client import TableClient
 from kozyr.eventstore import PostgresEventStore
 from kozyr.runtime.auth import Role
-from kozyr.tables.republishing import republish
+from kozyr.table.adapters.republishing import republish
 from tests.e2e.moderation import kozyr_cli
 from tests.integration.table.conftest import running_table_service
 from tests.support.tables import token

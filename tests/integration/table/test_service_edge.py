@@ -18,8 +18,8 @@ from kozyr.eventstore import migrate
 from kozyr.runtime.auth import Role
 from kozyr.runtime.errors import error_details
 from kozyr.runtime.interceptors import REQUEST_ID_KEY, call_metadata
+from kozyr.table.adapters.repository import stream_of
 from kozyr.table.service import SERVICE_NAME, TableService
-from kozyr.tables.repository import stream_of
 from tests.integration.table.conftest import (
     RunningTableService,
     running_table_service,

@@ -19,8 +19,8 @@ from kozyr.api.table.v1 import table_service_pb2 as pb
 from kozyr.api.table.v1 import views_pb2
 from kozyr.runtime.auth import Role
 from kozyr.runtime.interceptors import call_metadata
-from kozyr.table import shown
-from kozyr.tables.model import Table
+from kozyr.table.domain.model import Table
+from kozyr.table.edge import shown
 from tests.integration.table.conftest import RunningTableService
 from tests.support.tables import token
 

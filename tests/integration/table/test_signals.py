@@ -20,8 +20,8 @@ from kozyr.games import khozor_teams
 from kozyr.games.khozor_teams import Team, team_of
 from kozyr.runtime.auth import Role
 from kozyr.runtime.errors import error_details
-from kozyr.table.actions import command_from_action
 from kozyr.table.app import Actor, TableApp, TapLimit
+from kozyr.table.edge.actions import command_from_action
 from tests.integration.table.conftest import RunningTableService
 from tests.support.tables import token
 

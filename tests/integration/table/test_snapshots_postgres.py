@@ -13,9 +13,9 @@ import pytest
 
 from kozyr.eventstore import PostgresEventStore, RecordedEvent, migrate
 from kozyr.games import khozor_teams, three_five_eight
+from kozyr.table.adapters.repository import TableRepository, fold_recorded, stream_of
+from kozyr.table.adapters.snapshots import fold_key
 from kozyr.table.app import TableApp
-from kozyr.tables.repository import TableRepository, fold_recorded, stream_of
-from kozyr.tables.snapshots import fold_key
 from tests.unit.table.test_audit_games import play_to_the_end
 
 pytestmark = pytest.mark.integration

@@ -17,8 +17,8 @@ import pytest
 import tests.support.higher_card  # noqa: F401  (registers the test-only game)
 from kozyr.bots.levels import Level, choose, game_level, turn_moves
 from kozyr.games import plugin as plugins
-from kozyr.games.info import Move, first_listed
-from kozyr.table.shown import table_view
+from kozyr.games.info import Move, Searcher, first_listed
+from kozyr.table.edge.shown import table_view
 from tests.support import tournament
 from tests.support.higher_card import INFO, PLUGIN
 from tests.support.higher_card import rules as g
@@ -112,15 +112,15 @@ def test_a_level_the_game_lacks_is_played_by_the_nearest_weaker_one() -> None:
 
 
 def test_the_real_games_levels_are_their_own_or_the_bots() -> None:
-    """The real games' easy and normal are their packages' own players
-    (`kozyr.games.<game>.computer`), their hard the bots' search."""
+    """The real games' levels are their packages' own players: easy and normal on the
+    view (`kozyr.games.<game>.computer`), hard a search (`kozyr.games.<game>.hard`)."""
     rng = random.Random(1)
     for game_id in (tournament.THREE_FIVE_EIGHT, tournament.KHOZOR):
         game = tournament.start(game_id, ("easy",) * tournament.SEATS[game_id], 2)
         seat = game.table.game.turn(game.table.state).seats[0]
         view = table_view(game.table, seat)
-        own = {level: game_level(view, level)[1] is not None for level in Level}
-        assert own == {Level.EASY: True, Level.NORMAL: True, Level.HARD: False}
+        searching = {level: isinstance(game_level(view, level)[1], Searcher) for level in Level}
+        assert searching == {Level.EASY: False, Level.NORMAL: False, Level.HARD: True}
         assert all(game_level(view, level)[0] is level for level in Level)
         budget = tournament.DEFAULT_BUDGET
         tournament.apply(game, seat, tournament.move(game, seat, rng, budget, None))

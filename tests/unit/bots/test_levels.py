@@ -13,8 +13,8 @@ import pytest
 
 from kozyr.bots.levels import Level, choose
 from kozyr.bots.search import Budget
-from kozyr.table.actions import command_from_action
-from kozyr.table.shown import table_view
+from kozyr.table.edge.actions import command_from_action
+from kozyr.table.edge.shown import table_view
 from tests.support import tournament
 from tests.support.tournament import KHOZOR, RANDOM, THREE_FIVE_EIGHT
 

@@ -16,14 +16,16 @@ from typing import Any
 
 import pytest
 
-from kozyr.bots import hard_khozor, hard_three_five_eight
 from kozyr.bots.knowledge import Knowledge, decision_seed, knowledge
 from kozyr.bots.levels import Level, choose, turn_moves
 from kozyr.bots.search import Budget
+from kozyr.client.games import neutral_view
 from kozyr.games.cards import Card
+from kozyr.games.khozor_teams import hard as hard_khozor
+from kozyr.games.three_five_eight import hard as hard_three_five_eight
 from kozyr.games.three_five_eight.model import DECK
 from kozyr.games.three_five_eight.ranking import strength
-from kozyr.table.shown import table_view
+from kozyr.table.edge.shown import table_view
 from tests.support import tournament
 from tests.support.tournament import KHOZOR, THREE_FIVE_EIGHT
 
@@ -64,7 +66,7 @@ def test_3_5_8_worlds_keep_to_what_the_seat_knows(seed: int) -> None:
         d = truth.deal
         if d is None or truth.phase.value in ("deal", "over", "draw_dealer"):
             continue
-        f = hard_three_five_eight.facts(known)
+        f = hard_three_five_eight.facts(neutral_view(known.view), known.seat, known.events)
         for s in range(3):  # the knowledge is true of the real deal
             assert not any(c.suit in f.voids[s] for c in d.hands[s]), "a void that is none"
             for c in d.hands[s]:
@@ -103,7 +105,7 @@ def test_3_5_8_knowledge_sees_exchanges_and_voids() -> None:
     caps = voids = known = 0
     for seed in range(3):
         for k, _ in _positions(THREE_FIVE_EIGHT, seed, every=5):
-            f = hard_three_five_eight.facts(k)
+            f = hard_three_five_eight.facts(neutral_view(k.view), k.seat, k.events)
             caps += sum(len(c) for c in f.caps)
             voids += sum(len(v) for v in f.voids)
             known += sum(len(c) for c in f.known)
@@ -118,7 +120,7 @@ def test_khozor_worlds_keep_to_what_the_seat_knows(seed: int) -> None:
     for known, truth in _positions(KHOZOR, seed, every=5):
         if truth.phase.value != "play":
             continue
-        f = hard_khozor.facts(known)
+        f = hard_khozor.facts(neutral_view(known.view), known.seat)
         pile = {c for play in f.pile for c in play.cards}
         rng = random.Random(seed)
         for _ in range(10):

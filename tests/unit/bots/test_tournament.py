@@ -9,7 +9,7 @@ import random
 import pytest
 
 from kozyr.bots.levels import Level, turn_moves
-from kozyr.table.shown import table_view
+from kozyr.table.edge.shown import table_view
 from tests.support import tournament
 from tests.support.tournament import KHOZOR, RANDOM, THREE_FIVE_EIGHT
 

@@ -6,6 +6,7 @@ move where it has a player of its own. A GameInfo that could not be true is refu
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pytest
@@ -13,7 +14,17 @@ import pytest
 import tests.support.higher_card  # noqa: F401  (registers the test-only game)
 from kozyr.games import khozor_teams, three_five_eight  # noqa: F401  (register themselves)
 from kozyr.games.errors import OptionsError
-from kozyr.games.info import LEVELS, GameInfo, GameOption, Move, first_listed
+from kozyr.games.info import (
+    LEVELS,
+    ComputerPlayer,
+    Decision,
+    GameInfo,
+    GameOption,
+    LevelPlayer,
+    Move,
+    Searcher,
+    first_listed,
+)
 from kozyr.games.plugin import AnyPlugin, UnknownGame, plugin_by_word, registered
 from kozyr.texts import Texts
 
@@ -79,21 +90,37 @@ def test_the_real_games_options_and_levels() -> None:
     assert (t58.short, kz.short) == ("358", "khozor")
     for info in (t58, kz):
         assert tuple(info.levels) == LEVELS
-    for info in (t58, kz):  # hard: the bots' search; easy and normal: the game's own
-        assert info.levels["hard"] is None
-        assert info.levels["easy"] is not None
-        assert info.levels["normal"] is not None
+    for info in (t58, kz):  # hard: the game's search; easy and normal: on the view alone
+        assert isinstance(info.levels["hard"], Searcher)
+        assert not isinstance(info.levels["easy"], Searcher)
+        assert not isinstance(info.levels["normal"], Searcher)
     assert kz.announce is not None
     assert t58.announce is None
+
+
+def _on_view(player: LevelPlayer) -> ComputerPlayer:
+    """A level's player as one on the view alone (a searcher: one world, no history)."""
+    if not isinstance(player, Searcher):
+        return player
+    searcher = player
+
+    def search(view: Mapping[str, Any], moves: Sequence[Move]) -> Move:
+        seat = view.get("seat", view.get("viewer_seat"))
+        assert isinstance(seat, int)
+        return searcher.choose(Decision(view, moves, seat, (), seed=len(moves), worlds=1))
+
+    return search
 
 
 @pytest.mark.parametrize("game_id", sorted(PLUGINS))
 def test_every_levels_own_player_plays_whole_games_legally(game_id: str) -> None:
     """Each level's own player, on the view as the wire holds it and the listed moves,
     makes a move the rules accept: a listed one, or on a turn too wide to list (3-5-8's
-    discard) a legal one of its own; a game played so comes to its end."""
+    discard) a legal one of its own; a game played so comes to its end. A searching
+    level searches one world, on the view alone (the engine's view dict, its unset
+    fields None, not absent as on the wire)."""
     plugin = PLUGINS[game_id]
-    players = {level: p for level, p in plugin.info.levels.items() if p is not None}
+    players = {level: _on_view(p) for level, p in plugin.info.levels.items()}
     rng = random.Random(7)
     state = plugin.rules.initial_state({})
     for _ in range(20_000):

@@ -6,8 +6,10 @@ one module that lists the built-in games.
 Every Python file under services/ and libs/ is read for each registered game's names
 (its id, in any case, and its short word when that is a word of its own); the test-only
 higher_card counts too, so a file that knew of it would fail here. The files below that
-still name a game are the known remainder of issue 28 (each says why); the list may only
-shrink: a file leaving it must be struck from it, a new one may not join it.
+still named a game were the known remainder of issue 28, struck from `KNOWN` as they
+left it; it is empty now and a file may not join it (a game's hard search, its drawing
+in `kozyr play` and its options in the SDK are the game's own: `GameInfo.levels`'
+`Searcher`, `GameInfo.play_ui`, `<game id>=` keywords).
 """
 
 from __future__ import annotations
@@ -25,21 +27,8 @@ GENERATED = "libs/kozyr/api/"
 """The protos' generated code: a game's protos are its own (its view, its options)."""
 CATALOGUE = "libs/kozyr/games/catalogue.py"
 
-KNOWN: dict[str, str] = {
-    # the bots' own hard players of the two games (GameInfo.levels maps hard to None):
-    # PIMC on the engine from the proto view and the seat's history; to go into the
-    # game packages once they read neutral data (kozyr.client.games) like easy/normal
-    "services/kozyr/bots/levels.py": "SEARCHES: the two hard players below",
-    "services/kozyr/bots/hard_three_five_eight.py": "3-5-8's hard player",
-    "services/kozyr/bots/hard_khozor.py": "Khözör's hard player (its search and playouts)",
-    # kozyr play's own drawings of the two games (any other game: render_any)
-    "libs/kozyr/cli/play/render_358.py": "3-5-8's table drawing",
-    "libs/kozyr/cli/play/render_khozor.py": "Khözör's table drawing",
-    "libs/kozyr/cli/play/app.py": "picks the two drawings",
-    # the SDK's keyword arguments of before (any game's options: `options=`)
-    "libs/kozyr/client/table.py": "create_table's three_five_eight/khozor_teams",
-    "libs/kozyr/client/matchmaking.py": "enter_queue's three_five_eight/khozor_teams",
-}
+KNOWN: dict[str, str] = {}
+"""A file that names a game outside its package, with why (none: keep it so)."""
 
 
 def game_patterns() -> dict[str, re.Pattern[str]]:

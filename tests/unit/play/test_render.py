@@ -7,9 +7,11 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from kozyr.api.table.v1 import actions_pb2
-from kozyr.cli.play import controls, render, render_358, render_khozor
+from kozyr.cli.play import controls, render
 from kozyr.cli.play.controls import Selection
 from kozyr.cli.play.texts import LABELS, label
+from kozyr.games.khozor_teams import play_ui as render_khozor
+from kozyr.games.three_five_eight import play_ui as render_358
 from kozyr.texts import Lang
 from tests.unit.play.views import cards_action, contract, khozor_view, play, tfe_view
 

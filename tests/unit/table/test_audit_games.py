@@ -25,10 +25,10 @@ from kozyr.eventstore.hashing import GENESIS_HASH, canonical_event, chain_hash
 from kozyr.eventstore.verification import verify_events
 from kozyr.games import khozor_teams, three_five_eight
 from kozyr.games.decider import Decider
+from kozyr.table import audit
+from kozyr.table.adapters.repository import stream_of
 from kozyr.table.app import Actor, TableApp
-from kozyr.tables import audit
-from kozyr.tables.model import Table
-from kozyr.tables.repository import stream_of
+from kozyr.table.domain.model import Table
 
 PLAYERS = {
     three_five_eight.GAME_ID: ("ana", "bogdan", "chiara"),

@@ -14,8 +14,8 @@ from kozyr.cli.problems import CliError
 from kozyr.cli.tables import write_page
 from kozyr.eventstore import RecordedEvent
 from kozyr.games import khozor_teams, three_five_eight
-from kozyr.tables import audit
-from kozyr.tables.audit.labels import LABELS
+from kozyr.table import audit
+from kozyr.table.audit.labels import LABELS
 from kozyr.texts import Lang
 from tests.support.pages import page_text
 from tests.unit.table.test_audit_games import GAMES, played, rehashed

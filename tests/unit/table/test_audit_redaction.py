@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from kozyr.games import khozor_teams, three_five_eight
-from kozyr.tables import audit
+from kozyr.table import audit
 from tests.unit.table.test_audit_games import cards_named, played
 
 PUBLIC_358 = {"CardPlayed", "TrickTaken"}

@@ -12,8 +12,8 @@ import pytest
 from kozyr.eventstore import VerifyFailure
 from kozyr.eventstore.verification import verify_events
 from kozyr.games import khozor_teams, three_five_eight
-from kozyr.tables import audit
-from kozyr.tables.audit import Check
+from kozyr.table import audit
+from kozyr.table.audit import Check
 from tests.unit.table.test_audit_games import first, forged, played, rehashed
 
 T358 = three_five_eight.GAME_ID

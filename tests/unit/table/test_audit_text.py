@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from kozyr.games import khozor_teams, three_five_eight
-from kozyr.tables import audit
+from kozyr.table import audit
 from tests.unit.table.test_audit_games import GAMES, PLAYERS, forged, played
 
 STEP_LINE = re.compile(r"^ *#\d+ .*  \[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC)( \(by [^)]+\))?\]$")

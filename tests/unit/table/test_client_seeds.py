@@ -17,11 +17,12 @@ from kozyr.eventstore import InMemoryEventStore, RecordedEvent
 from kozyr.games import three_five_eight
 from kozyr.games.cards import format_cards
 from kozyr.runtime.errors import FailedPrecondition
+from kozyr.table import audit
+from kozyr.table.adapters.repository import stream_of
 from kozyr.table.app import Actor, TableApp
-from kozyr.tables import audit, seeding
-from kozyr.tables.audit.verifying import Check
-from kozyr.tables.model import Table
-from kozyr.tables.repository import stream_of
+from kozyr.table.audit.verifying import Check
+from kozyr.table.domain import seeding
+from kozyr.table.domain.model import Table
 from tests.unit.table.test_audit_games import MATCHMAKER, PLAYERS, Played, choose, rehashed
 
 T358 = three_five_eight.GAME_ID

@@ -11,8 +11,8 @@ import pytest
 
 from kozyr.games import three_five_eight
 from kozyr.games.errors import RuleError
-from kozyr.tables import decision, model
-from kozyr.tables.model import SeatControl, SeatControlChanged, Table, TableCreated
+from kozyr.table.domain import decision, model
+from kozyr.table.domain.model import SeatControl, SeatControlChanged, Table, TableCreated
 
 SEEDS = (bytes([n]) * 32 for n in itertools.count(1))
 

@@ -1,4 +1,4 @@
-"""Engine views → proto messages (kozyr.table.views): every view of a random game
+"""Engine views → proto messages (kozyr.table.edge.views): every view of a random game
 converts for every seat and the spectator, the proto side loses nothing, and any drift
 between an engine's view and its message fails loudly.
 """
@@ -21,7 +21,7 @@ from kozyr.games.khozor_teams import Beat, Lead, ToggleSignal
 from kozyr.games.khozor_teams.scenarios import cards, fill_hands, position
 from kozyr.games.plugin import plugin_by_id
 from kozyr.games.three_five_eight.simulate import random_command
-from kozyr.table.views import (
+from kozyr.table.edge.views import (
     ViewDriftError,
     fill_message,
     fits,

@@ -1,5 +1,5 @@
 """ListTables' page token is bound to every filter of the query it was made for
-(kozyr.table.listing): player, creation date and state. Taken from a request with
+(kozyr.table.edge.listing): player, creation date and state. Taken from a request with
 any one filter different — a `finished` page's token for an `open` query, or for
 "both" — it is refused with INVALID_ARGUMENT `INVALID_PAGE_TOKEN`, in every
 language, instead of silently listing from the wrong place; with the same filters it
@@ -20,8 +20,8 @@ import pytest
 
 from kozyr.api.table.v1 import table_service_pb2 as pb
 from kozyr.runtime.errors import InvalidArgument
-from kozyr.table import listing
-from kozyr.tables.directory import Cursor, ListedTable
+from kozyr.table.adapters.directory import Cursor, ListedTable
+from kozyr.table.edge import listing
 
 PLAYERS = ("", "ana", "bogdan")
 """No player filter, and two players."""

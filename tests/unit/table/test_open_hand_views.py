@@ -12,11 +12,11 @@ import pytest
 from kozyr.eventstore import InMemoryEventStore
 from kozyr.games import khozor_teams
 from kozyr.games.khozor_teams.model import Phase
+from kozyr.table.adapters.repository import fold_recorded, stream_of
 from kozyr.table.app import Actor, TableApp
-from kozyr.table.shown import ViewCache
-from kozyr.tables import model
-from kozyr.tables.model import Table
-from kozyr.tables.repository import fold_recorded, stream_of
+from kozyr.table.domain import model
+from kozyr.table.domain.model import Table
+from kozyr.table.edge.shown import ViewCache
 from tests.support.tables import KHOZOR_PLAYERS
 
 DELAY = 4

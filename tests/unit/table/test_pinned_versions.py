@@ -14,8 +14,8 @@ from kozyr.eventstore import InMemoryEventStore
 from kozyr.games import three_five_eight
 from kozyr.runtime.errors import Aborted
 from kozyr.table.app import Actor, TableApp
-from kozyr.tables import model
-from kozyr.tables.model import SeatControl, SeatControlChanged, SeatPresenceChanged, Table
+from kozyr.table.domain import model
+from kozyr.table.domain.model import SeatControl, SeatControlChanged, SeatPresenceChanged, Table
 from tests.support.tables import khozor_tables, signal_taps
 
 PLAYERS = ("ana", "bogdan", "chiara")

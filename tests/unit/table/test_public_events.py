@@ -1,6 +1,6 @@
 """The public table events of whole games, played through the real TableApp on the
 in-memory event store: what the outbox queues beside the raw events, decoded as a
-consumer on NATS would (`kozyr.tables.public_wire.decode`).
+consumer on NATS would (`kozyr.tablewire.public.decode`).
 
 Players move, the clock now and then plays a timed-out turn's default move, and now and
 then a seat that must act is covered by a computer and given back. The checks are what
@@ -25,8 +25,8 @@ from kozyr.api.table.v1 import events_pb2
 from kozyr.eventstore import InMemoryEventStore, QueuedMessage, RecordedEvent
 from kozyr.games import khozor_teams, three_five_eight
 from kozyr.table.app import Actor, TableApp
-from kozyr.tables.model import SeatControl, Table
-from kozyr.tables.public_wire import decode
+from kozyr.table.domain.model import SeatControl, Table
+from kozyr.tablewire.public import decode
 from tests.unit.table.test_audit_games import (
     CLOCK,
     MATCHMAKER,

@@ -8,7 +8,7 @@ from __future__ import annotations
 from structlog.testing import capture_logs
 
 from kozyr.api.table.v1 import events_pb2
-from kozyr.tables.public_wire import published_event
+from kozyr.tablewire.public import published_event
 
 SUBJECT = "kozyr.public.table.t1.TurnStarted"
 

@@ -9,7 +9,7 @@ from kozyr.api.common.v1 import seats_pb2
 from kozyr.eventstore import InMemoryEventStore
 from kozyr.games import three_five_eight
 from kozyr.table.app import Actor, TableApp
-from kozyr.table.shown import table_view
+from kozyr.table.edge.shown import table_view
 
 MATCHMAKER = Actor("matchmaker", "service")
 CLOCK = Actor("clock", "service")

@@ -18,8 +18,8 @@ import pytest
 
 from kozyr.games import three_five_eight
 from kozyr.games.cards import format_cards
-from kozyr.tables import seeding
-from kozyr.tables.seeding import SeedRefused
+from kozyr.table.domain import seeding
+from kozyr.table.domain.seeding import SeedRefused
 
 PAGE = (Path(__file__).resolve().parents[3] / "docs" / "fair-deal.md").read_text()
 SECTION = PAGE[PAGE.index("## 9. Seed scheme 2") :]

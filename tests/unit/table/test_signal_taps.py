@@ -15,7 +15,7 @@ import pytest
 from kozyr.games.khozor_teams import ToggleSignal
 from kozyr.runtime.errors import ResourceExhausted
 from kozyr.table.app import Actor, Outcome, TableApp, TapLimit
-from kozyr.tables.model import Table
+from kozyr.table.domain.model import Table
 from tests.support.tables import khozor_tables, signal_taps
 
 LIMIT = TapLimit(taps=4, window=timedelta(seconds=60))

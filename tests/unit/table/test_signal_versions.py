@@ -17,8 +17,8 @@ import pytest
 from kozyr.games.khozor_teams import ConfirmOpener, Team, ToggleSignal, team_of
 from kozyr.runtime.errors import Aborted, FailedPrecondition
 from kozyr.table.app import Actor, TableApp
-from kozyr.table.shown import table_view
-from kozyr.tables.model import Table
+from kozyr.table.domain.model import Table
+from kozyr.table.edge.shown import table_view
 from tests.support.tables import khozor_tables, signal_taps
 
 VIEWERS: list[int | None] = [*range(8), None]

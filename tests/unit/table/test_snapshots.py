@@ -25,11 +25,12 @@ import pytest
 
 from kozyr.eventstore import InMemoryEventStore, NewEvent, RecordedEvent
 from kozyr.games import khozor_teams, three_five_eight
+from kozyr.table.adapters import snapshots
+from kozyr.table.adapters.repository import TableRepository, fold_recorded, stream_of
+from kozyr.table.adapters.snapshots import SnapshotError, decode_table, encode_table, fold_key
 from kozyr.table.app import TableApp
-from kozyr.tables import model, seeding, snapshots
-from kozyr.tables.model import Table
-from kozyr.tables.repository import TableRepository, fold_recorded, stream_of
-from kozyr.tables.snapshots import SnapshotError, decode_table, encode_table, fold_key
+from kozyr.table.domain import model, seeding
+from kozyr.table.domain.model import Table
 from tests.unit.table.test_audit_games import play_to_the_end
 
 GAMES = [three_five_eight.GAME_ID, khozor_teams.GAME_ID]

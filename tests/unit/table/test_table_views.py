@@ -11,10 +11,10 @@ import pytest
 
 from kozyr.eventstore import InMemoryEventStore
 from kozyr.games import khozor_teams, three_five_eight
-from kozyr.table import shown, views
 from kozyr.table.app import Actor, TableApp
-from kozyr.table.shown import table_view
-from kozyr.tables.model import Table
+from kozyr.table.domain.model import Table
+from kozyr.table.edge import shown, views
+from kozyr.table.edge.shown import table_view
 from tests.unit.table.test_audit_games import MATCHMAKER, PLAYERS, choose
 
 MOVES = {three_five_eight.GAME_ID: 400, khozor_teams.GAME_ID: 250}

@@ -24,7 +24,7 @@ from kozyr.eventstore import InMemoryEventStore
 from kozyr.games import plugin as plugins
 from kozyr.runtime.errors import ResourceExhausted
 from kozyr.table.app import Actor, TableApp, TapLimit
-from kozyr.tables.model import Table
+from kozyr.table.domain.model import Table
 from tests.support.higher_card import PLUGIN
 from tests.support.higher_card import rules as g
 

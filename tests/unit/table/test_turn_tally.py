@@ -18,9 +18,9 @@ import pytest
 from kozyr.api.table.v1 import events_pb2
 from kozyr.eventstore import InMemoryEventStore
 from kozyr.games import khozor_teams, three_five_eight
+from kozyr.table.adapters.repository import TableRepository
 from kozyr.table.app import Actor, TableApp
-from kozyr.tables.model import SeatControl, Table
-from kozyr.tables.repository import TableRepository
+from kozyr.table.domain.model import SeatControl, Table
 from tests.unit.table.test_audit_games import MATCHMAKER, PLAYERS
 from tests.unit.table.test_public_events import outbox_appends
 

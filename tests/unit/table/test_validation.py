@@ -7,7 +7,7 @@ import uuid
 import pytest
 
 from kozyr.runtime.errors import InvalidArgument
-from kozyr.table import validation
+from kozyr.table.edge import validation
 
 CANONICAL = "123e4567-e89b-42d3-a456-426614174000"
 

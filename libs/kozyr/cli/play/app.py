@@ -5,6 +5,8 @@ everything it sends from `controls`; the network is `lobby` and `session`'s."""
 from __future__ import annotations
 
 import asyncio
+import functools
+import importlib
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import ClassVar
@@ -18,24 +20,20 @@ from textual.css.query import NoMatches
 from textual.widgets import Static
 
 from kozyr.api.table.v1 import actions_pb2, views_pb2
-from kozyr.cli.play import controls, render, render_358, render_any, render_khozor
+from kozyr.cli.play import controls, render, render_any
 from kozyr.cli.play.endpoints import Endpoints
 from kozyr.cli.play.lobby import LobbyError, Plan, find_table
 from kozyr.cli.play.session import TableSession
 from kozyr.cli.play.texts import back_command, label
 from kozyr.client import BotsClient, ClockClient, MatchmakingClient, TableClient
+from kozyr.client.games import plugin_of
 from kozyr.games.catalogue import UnknownGame, game_by_code
 from kozyr.texts import Lang
 
 SIGNALS = {"three": actions_pb2.SIGNAL_THREE_SET, "five": actions_pb2.SIGNAL_FIVE_SET}
 
 Renderer = Callable[[views_pb2.TableView, Lang], list[Text]]
-RENDERERS: dict[str, Renderer] = {
-    render_358.GAME_VIEW: render_358.table_lines,
-    render_khozor.GAME_VIEW: render_khozor.table_lines,
-}
-"""The games drawn by a renderer of their own, by their field in `TableView.game_view`;
-every other game by `render_any`, from its plugin and its view."""
+"""A drawing of a game's table: the view in, the lines of the table out."""
 KEYED_MOVES = frozenset({"pick_up", "toggle_signal"})
 """Moves of their own keys (p, t, f): their help is shown for a game that has them."""
 
@@ -177,8 +175,7 @@ class PlayApp(App[None]):
         view = self.view
         if view is None:
             return
-        renderer = RENDERERS.get(view.WhichOneof("game_view") or "", render_any.table_lines)
-        lines = renderer(view, self.lang)
+        lines = renderer_of(view)(view, self.lang)
         self._show("table", Text("\n").join(lines))
         self._show("hand", self._hand(view))
         self._draw_turn()
@@ -253,3 +250,21 @@ class PlayApp(App[None]):
         self._draw()
         described = render.describe(self.view, move, self.lang)
         self.show_status(label("hint_ready", self.lang, move=described), False)
+
+
+def renderer_of(view: views_pb2.TableView) -> Renderer:
+    """The drawing of the view's game: its own (`GameInfo.play_ui`), else — a game
+    without one, or one this client lacks — `render_any`'s, from its plugin and view."""
+    try:
+        module = plugin_of(view).info.play_ui
+    except UnknownGame:
+        return render_any.table_lines
+    return own_drawing(module) if module else render_any.table_lines
+
+
+@functools.cache
+def own_drawing(module: str) -> Renderer:
+    """A game's own drawing, its module imported on first use (kozyr play only: the
+    game's rules never import it)."""
+    drawing: Renderer = importlib.import_module(module).table_lines
+    return drawing

@@ -68,7 +68,7 @@ def play(
     from kozyr.cli.play.app import PlayApp
     from kozyr.cli.play.endpoints import find_endpoints
     from kozyr.cli.play.lobby import make_plan
-    from kozyr.tables.seeding import is_client_seed
+    from kozyr.table.domain.seeding import is_client_seed
 
     try:
         plan = make_plan(

@@ -4,7 +4,7 @@ the game's name, every seat's player and state, then each field of the game's vi
 cards by their names in the player's language. Pure: a view in, `rich.text.Text` out.
 
 A game added as one package is playable in the terminal at once; a drawing of a game's
-own (`app.RENDERERS`) is only a nicer drawing of the same view."""
+own (`GameInfo.play_ui`, `app.renderer_of`) is only a nicer drawing of the same view."""
 
 from __future__ import annotations
 

@@ -4,8 +4,8 @@ fields), `kozyr.games.info` — the `normal` rules of thumb (`easy` is the first
 move, which the engine makes the timeout's default) and the team signals every
 computer player sets. Pure: the bots service calls them, knowing no game.
 
-The rules of thumb are written on cards, so that the `hard` level's playouts (the bots
-service's `hard_khozor`) play the same `normal` game on engine states.
+The rules of thumb are written on cards, so that the `hard` level's playouts
+(`kozyr.games.khozor_teams.hard`) play the same `normal` game on engine states.
 
 `normal`, honestly (docs/bots.md):
 - opener: the seat of the opening team with the fewest cards (ties: the lowest seat).

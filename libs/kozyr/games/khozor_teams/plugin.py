@@ -8,8 +8,8 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from kozyr.games import khozor_teams as g
-from kozyr.games.info import GameInfo, GameOption, first_listed
-from kozyr.games.khozor_teams import computer
+from kozyr.games.info import GameInfo, GameOption, Searcher, first_listed
+from kozyr.games.khozor_teams import computer, hard
 from kozyr.games.khozor_teams.model import TURN_SECONDS_MAX, TURN_SECONDS_MIN
 from kozyr.games.khozor_teams.texts import SIGNAL_NAMES, TURN_KIND_NAMES
 from kozyr.games.plugin import (
@@ -167,6 +167,8 @@ AUDIT: AuditProfile[g.Command] = AuditProfile(
 INFO = GameInfo(
     name=Texts(en="Khözör", ro="Khözör", it="Khözör"),
     short="khozor",
+    play_ui="kozyr.games.khozor_teams.play_ui",
+    history_starts=frozenset({"RoundDealt"}),
     seats=g.SEATS,
     party_max=4,
     about=Texts(
@@ -176,7 +178,7 @@ INFO = GameInfo(
     ),
     teams=(g.Team.A.seats, g.Team.B.seats),
     options=(GameOption("turn_seconds", low=TURN_SECONDS_MIN, high=TURN_SECONDS_MAX),),
-    levels={"easy": first_listed, "normal": computer.normal, "hard": None},
+    levels={"easy": first_listed, "normal": computer.normal, "hard": Searcher(hard.choose)},
     announce=computer.true_signal_moves,
     turn_names=TURN_KIND_NAMES,
     choices={"confirm_opener": ()},

@@ -4,7 +4,7 @@ view — the game's view as a dict and the moves it lists as (field, fields),
 service calls them, knowing no game.
 
 The rules of thumb are written on cards (`kozyr.games.cards.Card`), not on messages, so
-that the `hard` level's playouts (the bots service's `hard_three_five_eight`) play the
+that the `hard` level's playouts (`kozyr.games.three_five_eight.hard`) play the
 same `normal` game on engine states that a `normal` seat plays from its view.
 
 `normal`, honestly (docs/bots.md):

@@ -8,7 +8,7 @@ from typing import Any
 
 from kozyr.games import three_five_eight as g
 from kozyr.games.cards import Card
-from kozyr.games.info import GameInfo, GameOption
+from kozyr.games.info import GameInfo, GameOption, Searcher
 from kozyr.games.plugin import (
     AuditProfile,
     CardPlaces,
@@ -28,7 +28,7 @@ from kozyr.games.plugin import (
     register,
     seat_list,
 )
-from kozyr.games.three_five_eight import computer
+from kozyr.games.three_five_eight import computer, hard
 from kozyr.games.three_five_eight.options import TURN_SECONDS_MAX, TURN_SECONDS_MIN
 from kozyr.games.three_five_eight.texts import CONTRACT_NAMES, TURN_KIND_NAMES
 from kozyr.texts import Texts
@@ -227,6 +227,8 @@ AUDIT: AuditProfile[g.Command] = AuditProfile(
 INFO = GameInfo(
     name=Texts(en="3-5-8", ro="3-5-8", it="3-5-8"),
     short="358",
+    play_ui="kozyr.games.three_five_eight.play_ui",
+    history_starts=frozenset({"CardsDealt"}),
     seats=g.SEATS,
     party_max=g.SEATS,
     about=Texts(
@@ -238,7 +240,7 @@ INFO = GameInfo(
         GameOption("must_trump", flag=True),
         GameOption("turn_seconds", low=TURN_SECONDS_MIN, high=TURN_SECONDS_MAX),
     ),
-    levels={"easy": computer.easy, "normal": computer.normal, "hard": None},
+    levels={"easy": computer.easy, "normal": computer.normal, "hard": Searcher(hard.choose)},
     turn_names=TURN_KIND_NAMES,
     choice_names={f"{_CONTRACT_PREFIX}{c.name}": t for c, t in CONTRACT_NAMES.items()},
     choices={

@@ -1,0 +1,201 @@
+"""`replay`: a table's story deal by deal, as the moderator or as one seat saw it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from kozyr.eventstore import RecordedEvent
+from kozyr.table.adapters.repository import deadline_of
+from kozyr.table.audit.games import AuditError, Data, NoSuchSeat, profile_of
+from kozyr.table.audit.text import describe_error, render_replay, step_text
+from kozyr.table.domain import model
+from kozyr.table.domain.history import history_data
+from kozyr.table.domain.model import Table
+
+
+@dataclass(frozen=True, slots=True)
+class Origin:
+    """Who caused an event and when, from its metadata: a moderator's question in most
+    disputes ("did I play that card, or the clock?"). Never shown in a seat's replay."""
+
+    actor: str
+    role: str
+    request_id: str | None
+    recorded_at: str
+
+    @classmethod
+    def of(cls, event: RecordedEvent) -> Origin:
+        meta = event.metadata
+        request_id = meta.get("request_id")
+        return cls(
+            actor=str(meta.get("actor", "?")),
+            role=str(meta.get("role", "?")),
+            request_id=request_id if isinstance(request_id, str) else None,
+            recorded_at=event.recorded_at.isoformat(),
+        )
+
+    def to_dict(self) -> Data:
+        return {
+            "actor": self.actor,
+            "role": self.role,
+            "request_id": self.request_id,
+            "recorded_at": self.recorded_at,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One event as the viewer saw it (`data` is redacted for a seat; `origin` is the
+    moderator's only) at a table of `game_id` (whose plugin writes its text).
+
+    `recorded_at` (ISO 8601 with its zone) is every viewer's: a seat's history carries
+    the time of each event it was shown (GetHistory's `recorded_at`)."""
+
+    position: int
+    type: str
+    data: Data
+    origin: Origin | None = None
+    game_id: str | None = None
+    recorded_at: str = ""
+
+    def to_dict(self) -> Data:
+        return {
+            "position": self.position,
+            "type": self.type,
+            "recorded_at": self.recorded_at,
+            "data": self.data,
+            "text": step_text(self.type, self.data, self.game_id),
+            "origin": None if self.origin is None else self.origin.to_dict(),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class DealReplay:
+    """One deal (3-5-8) or round (Khözör): its deal event, then every later step."""
+
+    number: int
+    start: Step
+    steps: tuple[Step, ...]
+
+    @property
+    def tricks(self) -> list[Data]:
+        """The completed tricks in order, for a game with tricks (3-5-8; public facts)."""
+        trick = profile_of(self.start.game_id).trick if self.start.game_id else None
+        if trick is None:
+            return []
+        return [s.data for s in self.steps if s.type == trick.trick_event]
+
+    def to_dict(self) -> Data:
+        return {
+            "number": self.number,
+            "start": self.start.to_dict(),
+            "steps": [s.to_dict() for s in self.steps],
+            "tricks": self.tricks,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Replay:
+    """A whole table as one viewer (None: the moderator) may see it."""
+
+    table_id: str
+    game_id: str
+    seat: int | None
+    seats: tuple[str, ...]
+    options: Data
+    version: int
+    over: bool
+    result: Data
+    opening: tuple[Step, ...]
+    deals: tuple[DealReplay, ...]
+    ending: tuple[Step, ...]
+
+    def to_dict(self) -> Data:
+        return {
+            "table_id": self.table_id,
+            "game_id": self.game_id,
+            "seat": self.seat,
+            "seats": list(self.seats),
+            "options": self.options,
+            "version": self.version,
+            "over": self.over,
+            "result": self.result,
+            "opening": [s.to_dict() for s in self.opening],
+            "deals": [d.to_dict() for d in self.deals],
+            "ending": [s.to_dict() for s in self.ending],
+        }
+
+    def to_text(self) -> str:
+        return render_replay(self)
+
+
+def _decoded(events: Sequence[RecordedEvent]) -> Iterator[tuple[RecordedEvent, Table]]:
+    """Each event with the table right after it; AuditError if the stream is no table
+    or does not fold (run `verify` to learn why)."""
+    table: Table | None = None
+    for event in events:
+        try:
+            decoded = model.decode(table, event.type, event.data)
+            table = model.apply(table, decoded, deadline_of(event), event.recorded_at)
+        except Exception as err:
+            raise AuditError(
+                f"event #{event.position} ({event.type}) cannot be replayed: {describe_error(err)}"
+            ) from None
+        yield event, table
+
+
+def replay(events: Sequence[RecordedEvent], seat: int | None = None) -> Replay:
+    """The game deal by deal; every card for the moderator (seat None), or only what
+    `seat` saw: each game event passes through the game's `redact` for that seat."""
+    if not events:
+        raise AuditError("the stream holds no events")
+    opening: list[Step] = []
+    deals: list[tuple[int, Step, list[Step]]] = []
+    ending: list[Step] = []
+    table: Table | None = None
+    for event, table in _decoded(events):
+        profile = profile_of(table.game_id)
+        _check_seat(table, seat)
+        data = _as_seen(table, event, seat)
+        if data is None:
+            continue
+        origin = Origin.of(event) if seat is None else None
+        step = Step(
+            event.position, event.type, data, origin, table.game_id, event.recorded_at.isoformat()
+        )
+        if event.type == profile.deal_event:
+            deals.append((int(data[profile.number_field]), step, []))
+        elif event.type == profile.result_event or ending:
+            ending.append(step)
+        elif deals:
+            deals[-1][2].append(step)
+        else:
+            opening.append(step)
+    assert table is not None
+    return Replay(
+        table_id=table.table_id,
+        game_id=table.game_id,
+        seat=seat,
+        seats=table.seats,
+        options=dict(table.options),
+        version=table.version,
+        over=table.is_over,
+        result=table.game.result(table.state),
+        opening=tuple(opening),
+        deals=tuple(DealReplay(n, start, tuple(steps)) for n, start, steps in deals),
+        ending=tuple(ending),
+    )
+
+
+def _check_seat(table: Table, seat: int | None) -> None:
+    if seat is not None and not 0 <= seat < len(table.seats):
+        raise NoSuchSeat(f"there is no seat {seat}: this table has seats 0-{len(table.seats) - 1}")
+
+
+def _as_seen(table: Table, event: RecordedEvent, seat: int | None) -> Data | None:
+    """The event's data for the viewer: whole for the moderator, else exactly what the
+    table service's GetHistory gives that seat (`history_data`: table events are
+    public, game events pass the game's redaction; None: the seat never learnt of it)."""
+    data = history_data(table, event, seat, full=seat is None)
+    return None if data is None else dict(data)
