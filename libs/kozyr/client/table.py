@@ -77,6 +77,11 @@ class TableClient(ServiceClient):
         if options is not None:
             set_game_options(request, options)
         set_named_game_options(request, game_options)
+        return await self.create(request)
+
+    async def create(self, request: pb.CreateTableRequest) -> pb.CreateTableResponse:
+        """Open a table from a whole request (a caller that builds it itself, such as
+        matchmaking placing a match, with the match's request id)."""
         response: pb.CreateTableResponse = await self.stub.CreateTable(
             request, metadata=self.metadata
         )

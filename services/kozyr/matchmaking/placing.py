@@ -17,7 +17,6 @@ import contextlib
 import grpc
 import structlog
 
-from kozyr.api.table.v1 import table_service_pb2 as table_pb
 from kozyr.client.caller import ServiceCaller
 from kozyr.matchmaking import metrics
 from kozyr.matchmaking.book import Decision, LobbyBook
@@ -92,12 +91,9 @@ class Placer:
 
     async def _create(self, match: Match) -> str | None:
         request = create_table_request(match)
-        client = self._tables.table
         try:
             async with asyncio.timeout(CALL_SECONDS):
-                response: table_pb.CreateTableResponse = await client.stub.CreateTable(
-                    request, metadata=client.metadata
-                )
+                response = await self._tables.table.create(request)
         except grpc.aio.AioRpcError as error:
             if error.code() not in REFUSALS:
                 raise
