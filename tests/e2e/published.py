@@ -8,11 +8,11 @@ from dataclasses import dataclass
 
 import asyncpg
 import nats
-from nats.js import JetStreamContext
 
 from kozyr.bus.codec import MSG_ID_HEADER
 from kozyr.bus.connection import server_list
-from kozyr.bus.consumers import Delivery, DurableConsumer, EventSubscription
+from kozyr.bus.consumers import DurableConsumer, EventSubscription
+from kozyr.bus.settling import settled
 from kozyr.bus.streams import jetstream_name
 from kozyr.eventstore import PostgresEventStore, RecordedEvent
 from kozyr.infra import libpq_dsn
@@ -64,8 +64,12 @@ async def published_tables(nats_url: str, subject_root: str, tables: str = ">") 
     )
     found: list[Published] = []
     try:
-        subscription = await _bound(js, spec)
-        while deliveries := await _fetch_settled(subscription):
+        # A cluster still settling after a node's fault may leave the reader's calls
+        # unanswered for a while (a timeout, or a 503 while a new consumer's leader is
+        # elected): that is not "nothing left", so they are made again (bounded).
+        subscription = await settled(lambda: EventSubscription.bind(js, spec), "e2e reader")
+        batch = lambda: subscription.fetch(batch=256, max_wait=1.0)  # noqa: E731
+        while deliveries := await settled(batch, "e2e reader"):
             for delivery in deliveries:
                 message = delivery.message
                 found.append(
@@ -85,17 +89,6 @@ async def published_tables(nats_url: str, subject_root: str, tables: str = ">") 
     return found
 
 
-async def _bound(js: JetStreamContext, spec: DurableConsumer) -> EventSubscription:
-    """The reader's consumer, retried while a NATS cluster is still settling after a
-    node's fault (its JetStream API can time out for a few seconds)."""
-    async with asyncio.timeout(RELAY_WAIT_SECONDS):
-        while True:
-            try:
-                return await EventSubscription.bind(js, spec)
-            except nats.errors.TimeoutError:
-                await asyncio.sleep(0.5)
-
-
 async def stored_events(database_url: str, table_id: str) -> list[RecordedEvent]:
     """The table's stream as the event store holds it."""
     store = PostgresEventStore(database_url, max_pool_size=1)
@@ -103,16 +96,3 @@ async def stored_events(database_url: str, table_id: str) -> list[RecordedEvent]
         return await store.read(stream_of(table_id))
     finally:
         await store.close()
-
-
-async def _fetch_settled(subscription: EventSubscription) -> list[Delivery]:
-    """The reader's next batch. Right after a node of a NATS cluster restarts, a new
-    consumer's leader may still be being elected and a fetch answers 503 (no responders;
-    seen in the chaos suite's rolling restart): that is not "nothing left", so wait for
-    the consumer to answer, bounded like the reader's bind."""
-    async with asyncio.timeout(RELAY_WAIT_SECONDS):
-        while True:
-            try:
-                return await subscription.fetch(batch=256, max_wait=1.0)
-            except nats.js.errors.ServiceUnavailableError:
-                await asyncio.sleep(0.5)

@@ -24,6 +24,7 @@ from nats.js import JetStreamContext
 from nats.js.api import AckPolicy, ConsumerConfig, ConsumerInfo, DeliverPolicy
 
 from kozyr.bus.codec import MalformedEventMessage, decode_event
+from kozyr.bus.settling import SETTLE_SECONDS, settled
 from kozyr.eventstore.model import RecordedEvent
 
 log = structlog.get_logger(__name__)
@@ -61,9 +62,16 @@ class DurableConsumer:
         )
 
 
-async def ensure_consumer(js: JetStreamContext, spec: DurableConsumer) -> ConsumerInfo:
-    """Create the durable consumer, or update its settings; idempotent."""
-    return await js.add_consumer(spec.stream, spec.config())
+async def ensure_consumer(
+    js: JetStreamContext, spec: DurableConsumer, settle_seconds: float = SETTLE_SECONDS
+) -> ConsumerInfo:
+    """Create the durable consumer, or update its settings; idempotent, so made again
+    while JetStream does not answer (`kozyr.bus.settling`)."""
+    return await settled(
+        lambda: js.add_consumer(spec.stream, spec.config()),
+        f"consumer {spec.stream}/{spec.durable}",
+        settle_seconds,
+    )
 
 
 @dataclass(frozen=True, slots=True)

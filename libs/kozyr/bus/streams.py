@@ -14,17 +14,16 @@ outage plus its retry backoff you want de-duplicated (default 2 hours).
 
 from __future__ import annotations
 
-import asyncio
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 import structlog
-from nats.errors import TimeoutError as NatsTimeoutError
 from nats.js import JetStreamContext
 from nats.js.api import RetentionPolicy, StorageType, StreamConfig, StreamInfo
-from nats.js.errors import APIError, NotFoundError, ServiceUnavailableError
+from nats.js.errors import APIError, NotFoundError
 
+from kozyr.bus.settling import SETTLE_SECONDS, settled
 from kozyr.bus.subjects import DEFAULT_ROOT, category_filter, check_root
 
 TABLE_CATEGORIES: tuple[str, ...] = ("table", "public")
@@ -83,33 +82,14 @@ class EventStreamSpec:
         )
 
 
-SETTLE_SECONDS = 60.0
-"""How long a service's start waits for JetStream's API to answer (`ensure_stream`)."""
-SETTLE_RETRY_SECONDS = 0.5
-
-
 async def ensure_stream(
     js: JetStreamContext, spec: EventStreamSpec, settle_seconds: float = SETTLE_SECONDS
 ) -> None:
     """Create the stream, or bring an existing one's subjects and windows up to date;
-    its replicas are raised to the spec's, never lowered (`ensure_replicas`).
-
-    A call JetStream does not answer in time (a loaded server; a cluster still electing
-    the leader of a stream another service just made: seen in CI, a bots service's start
-    failing on one `stream_info` timeout) is made again, for `settle_seconds` at most:
-    every step here is idempotent, and a service that gave up at its start would be
-    restarted only to meet the same cluster."""
-    deadline = asyncio.get_running_loop().time() + settle_seconds
-    while True:
-        try:
-            return await _ensure_stream_once(js, spec)
-        except (NatsTimeoutError, ServiceUnavailableError) as error:
-            if asyncio.get_running_loop().time() >= deadline:
-                raise
-            log.warning(
-                "JetStream did not answer: trying again", stream=spec.name, error=repr(error)
-            )
-            await asyncio.sleep(SETTLE_RETRY_SECONDS)
+    its replicas are raised to the spec's, never lowered (`ensure_replicas`). Made
+    again while JetStream does not answer (`kozyr.bus.settling`): every step is
+    idempotent."""
+    await settled(lambda: _ensure_stream_once(js, spec), f"stream {spec.name}", settle_seconds)
 
 
 async def _ensure_stream_once(js: JetStreamContext, spec: EventStreamSpec) -> None:

@@ -1,19 +1,24 @@
 """A service's start outlives a JetStream that does not answer for a while
-(`kozyr.bus.streams.ensure_stream`): the bots service once failed to start on one
-`stream_info` timeout while a loaded 3-node cluster elected a new stream's leader. Here
-the server is frozen (SIGSTOP) longer than a JetStream API call waits, then thawed."""
+(`kozyr.bus.settling`): the bots service once failed to start on one `stream_info`
+timeout while a loaded 3-node cluster elected a new stream's leader. Here the server is
+frozen (SIGSTOP) longer than a JetStream API call waits, then thawed: making a stream
+and a consumer (what every service's start does) waits, then succeeds; past its settle
+time it gives up with the error."""
 
 from __future__ import annotations
 
 import asyncio
 import os
 import signal
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable, Coroutine
+from typing import Any
 
 import nats
 import pytest
+from nats.js import JetStreamContext
 from structlog.testing import capture_logs
 
+from kozyr.bus.consumers import DurableConsumer, ensure_consumer
 from kozyr.bus.streams import EventStreamSpec, ensure_stream
 from kozyr.infra import EmbeddedNats
 
@@ -22,43 +27,61 @@ pytestmark = pytest.mark.integration
 API_SECONDS = 0.5
 """The JetStream context's wait for each API call (nats-py's default is 5 s)."""
 
+Making = Callable[[JetStreamContext, str, float], Coroutine[Any, Any, bool]]
 
-async def test_a_stream_is_made_once_a_frozen_server_answers_again(
+
+async def a_stream(js: JetStreamContext, root: str, settle: float) -> bool:
+    spec = EventStreamSpec("table", root)
+    await ensure_stream(js, spec, settle_seconds=settle)
+    return (await js.stream_info(spec.name)).config.subjects == spec.subjects
+
+
+async def a_consumer(js: JetStreamContext, root: str, settle: float) -> bool:
+    spec = DurableConsumer(stream=EventStreamSpec("table", root).name, durable="settling")
+    await ensure_consumer(js, spec, settle_seconds=settle)
+    return bool((await js.consumer_info(spec.stream, spec.durable)).name == "settling")
+
+
+MAKINGS = pytest.mark.parametrize("make", [a_stream, a_consumer], ids=["stream", "consumer"])
+
+
+@pytest.fixture
+async def frozen(
     nats_factory: Callable[[], EmbeddedNats], subject_root: str
-) -> None:
+) -> AsyncIterator[tuple[EmbeddedNats, JetStreamContext]]:
+    """A server of this test's own, its stream made (for the consumer), then frozen;
+    thawed at the end whatever happened."""
     server = nats_factory()
     nc = await nats.connect(server.url)
+    js = nc.jetstream(timeout=API_SECONDS)
+    await ensure_stream(js, EventStreamSpec("table", subject_root))
+    os.kill(server.pid, signal.SIGSTOP)
     try:
-        js = nc.jetstream(timeout=API_SECONDS)
-        spec = EventStreamSpec("table", subject_root)
-        os.kill(server.pid, signal.SIGSTOP)
-        try:
-            with capture_logs() as logs:
-                making = asyncio.create_task(ensure_stream(js, spec, settle_seconds=30))
-                async with asyncio.timeout(30):  # until a call has gone unanswered
-                    while not any("did not answer" in e["event"] for e in logs):
-                        assert not making.done(), "gave up while JetStream was silent"
-                        await asyncio.sleep(0.05)
-        finally:
-            os.kill(server.pid, signal.SIGCONT)
-        await asyncio.wait_for(making, 30)
-        assert (await js.stream_info(spec.name)).config.subjects == spec.subjects
+        yield server, js
     finally:
+        os.kill(server.pid, signal.SIGCONT)
         await nc.close()
 
 
+@MAKINGS
+async def test_made_once_a_frozen_server_answers_again(
+    frozen: tuple[EmbeddedNats, JetStreamContext], subject_root: str, make: Making
+) -> None:
+    server, js = frozen
+    with capture_logs() as logs:
+        making = asyncio.create_task(make(js, subject_root, 30))
+        async with asyncio.timeout(30):  # until a call has gone unanswered
+            while not any("did not answer" in e["event"] for e in logs):
+                assert not making.done(), "gave up while JetStream was silent"
+                await asyncio.sleep(0.05)
+    os.kill(server.pid, signal.SIGCONT)
+    assert await asyncio.wait_for(making, 30)
+
+
+@MAKINGS
 async def test_it_gives_up_after_its_settle_time(
-    nats_factory: Callable[[], EmbeddedNats], subject_root: str
+    frozen: tuple[EmbeddedNats, JetStreamContext], subject_root: str, make: Making
 ) -> None:
-    server = nats_factory()
-    nc = await nats.connect(server.url)
-    try:
-        js = nc.jetstream(timeout=API_SECONDS)
-        os.kill(server.pid, signal.SIGSTOP)
-        try:
-            with pytest.raises(nats.errors.TimeoutError):
-                await ensure_stream(js, EventStreamSpec("table", subject_root), settle_seconds=1)
-        finally:
-            os.kill(server.pid, signal.SIGCONT)
-    finally:
-        await nc.close()
+    _, js = frozen
+    with pytest.raises(nats.errors.TimeoutError):
+        await make(js, subject_root, 1)
