@@ -16,7 +16,8 @@ import contextlib
 import hashlib
 import inspect
 from collections.abc import Callable
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
 
 from kozyr.eventstore import (
     Append,
@@ -47,7 +48,20 @@ def snapshot_key() -> str:
     return f"lobby-{hashlib.sha256(source).hexdigest()[:16]}"
 
 
+A = TypeVar("A")
+
 Decision = Callable[[Lobby], list[Event]]
+AnsweringDecision = Callable[[Lobby], tuple[A, list[Event]]]
+"""A decision that also answers its caller: (the answer, the events to append)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Recorded(Generic[A]):
+    """A decision as recorded: its answer and the events appended now ([] when none
+    were: nothing to do, or a repeat of the request id)."""
+
+    answer: A
+    events: list[Event]
 
 
 class LobbyBook:
@@ -110,9 +124,9 @@ class LobbyBook:
         self.conflicts += 1
         metrics.CONFLICTS.inc()
 
-    def _fold_appended(self, appended: Appended[list[Event]]) -> None:
+    def _fold_appended(self, appended: Appended[Recorded[Any]]) -> None:
         """Under the lock: the events just appended, folded (a repeat appends none)."""
-        for event in appended.decision.value:
+        for event in appended.decision.value.events:
             self.lobby.apply(event)
         self._news = True
 
@@ -147,17 +161,35 @@ class LobbyBook:
         is refused, and the decision is made again on the caught-up lobby — so a
         decision is only ever stored if it was made on the latest lobby.
         """
+        recorded = await self._record(
+            request_id, lambda lobby: (None, decision(lobby)), fresh=fresh, metadata=metadata
+        )
+        return recorded.events
 
+    async def answer(self, request_id: str, decision: AnsweringDecision[A]) -> A:
+        """As `decide`, for a decision that also answers its caller (the party joined,
+        whether leaving disbanded it): the answer of the decision that was appended —
+        made on the latest lobby, like its events."""
+        return (await self._record(request_id, decision)).answer
+
+    async def _record(
+        self,
+        request_id: str,
+        decision: AnsweringDecision[A],
+        *,
+        fresh: bool = False,
+        metadata: dict[str, Any] | None = None,
+    ) -> Recorded[A]:
         async def latest() -> Lobby:
             await self._catch_up()
             return self.lobby
 
-        def decide(lobby: Lobby) -> Append[list[Event]] | Settled[None]:
-            events = decision(lobby)
+        def decide(lobby: Lobby) -> Append[Recorded[A]] | Settled[Recorded[A]]:
+            answer, events = decision(lobby)
             if not events:
-                return Settled(None)
+                return Settled(Recorded(answer, []))
             encoded = [NewEvent(*lobby_events.encode(e)) for e in events]
-            return Append(lobby.version, encoded, events, metadata=metadata)
+            return Append(lobby.version, encoded, Recorded(answer, events), metadata=metadata)
 
         try:
             decided = await decide_and_append(
@@ -179,6 +211,9 @@ class LobbyBook:
             if self._news:
                 self._news = False
                 self._notify()
-        if isinstance(decided, Appended) and not decided.result.duplicate:
-            return decided.decision.value
-        return []  # nothing to do, or a repeat of `request_id`
+        if isinstance(decided, Settled):
+            return decided.value
+        if isinstance(decided, Appended):
+            recorded = decided.decision.value
+            return Recorded(recorded.answer, []) if decided.result.duplicate else recorded
+        raise AssertionError("the lobby's decisions never answer a refused repeat")

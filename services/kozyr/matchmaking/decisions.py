@@ -207,8 +207,9 @@ def private_match(
     now: datetime,
 ) -> list[Event]:
     """A table for the caller's party (he leads it; alone he is a party of one), its free
-    seats taken by computers of `level` when `fill`."""
-    if match_id in lobby.matches:
+    seats taken by computers of `level` when `fill`; nothing when that match was
+    decided already (a retry of the call), placed or not."""
+    if match_id in lobby.matches or match_id in lobby.made:
         return []
     party = lobby.party_with(player_id)
     if party is not None and party.leader != player_id:

@@ -305,29 +305,19 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
         code = request.code.strip().upper()
         if not _CODE.fullmatch(code):
             raise texts.invalid_id("code")
-        joined: list[Party] = []
-
-        def decide(lobby: Lobby) -> list[decisions.Event]:
-            party, events = decisions.join_party(lobby, player, code)
-            joined[:] = [party]
-            return events
-
-        await self._book.decide(f"join:{uuid.uuid4()}", decide)
-        return pb.JoinPartyResponse(party=party_message(self._book.lobby, joined[0]))
+        party = await self._book.answer(
+            f"join:{uuid.uuid4()}", lambda lobby: decisions.join_party(lobby, player, code)
+        )
+        return pb.JoinPartyResponse(party=party_message(self._book.lobby, party))
 
     async def LeaveParty(
         self, request: pb.LeavePartyRequest, context: Any
     ) -> pb.LeavePartyResponse:
         player = current_principal().require(Role.PLAYER).subject
-        disbanded: list[bool] = []
-
-        def decide(lobby: Lobby) -> list[decisions.Event]:
-            flag, events = decisions.leave_party(lobby, player)
-            disbanded[:] = [flag]
-            return events
-
-        await self._book.decide(f"leave:{uuid.uuid4()}", decide)
-        return pb.LeavePartyResponse(disbanded=disbanded[0])
+        disbanded = await self._book.answer(
+            f"leave:{uuid.uuid4()}", lambda lobby: decisions.leave_party(lobby, player)
+        )
+        return pb.LeavePartyResponse(disbanded=disbanded)
 
     async def GetParty(self, request: pb.GetPartyRequest, context: Any) -> pb.GetPartyResponse:
         player = current_principal().require(Role.PLAYER).subject
@@ -347,34 +337,16 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
         options = _options(request, game)
         match_id = decisions.derived_id("private", player, request_id)
         await self._book.catch_up()
-        lobby = self._book.lobby
-        if match_id not in lobby.made:
-            party = lobby.party_with(player)
-            members = tuple(party.members) if party else (player,)
-            skills = await self._ratings.skills(game, members)
-            level = options.computer_level or level_for(
-                sum(s.mu for s in skills.values()) / len(skills)
-            )
-            now = self._clock.now()
+        if match_id not in self._book.lobby.made:
+            level = await self._private_level(player, game, options)
             await self._book.decide(
                 f"private:{player}:{request_id}",
-                lambda lobby: []
-                if match_id in lobby.made
-                else decisions.private_match(
+                lambda lobby: decisions.private_match(
                     lobby, player_id=player, match_id=match_id, game=game, options=options,
-                    fill=request.fill_with_computers, level=level, now=now,
+                    fill=request.fill_with_computers, level=level, now=self._clock.now(),
                 ),
             )  # fmt: skip
-            match = self._book.lobby.matches.get(match_id)
-            if match is not None:
-                # asyncio.wait, not wait_for: the placement task is shared (a retry of
-                # this call and the tick's place_overdue get the same one), so running
-                # out of patience here must not cancel it — the table still opens, and
-                # the retry the UNAVAILABLE invites finds it.
-                placing = self._placer.place_soon(match)
-                done, _ = await asyncio.wait({placing}, timeout=self._place_seconds)
-                if not done:
-                    raise texts.table_opening()
+            await self._placed(match_id)
         table_id = self._book.lobby.made.get(match_id)
         if table_id is None:
             raise table_service_unavailable()
@@ -383,6 +355,31 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
         return pb.CreatePrivateTableResponse(
             table_id=table_id, seats=[pb.TicketSeat(player_id=p, seat=s) for p, s in seats]
         )
+
+    async def _private_level(self, player: str, game: str, options: QueueOptions) -> str:
+        """The computers' level at a private table: the one asked for, else the one that
+        suits the mean rating of the caller's party (or of him alone)."""
+        if options.computer_level:
+            return options.computer_level
+        party = self._book.lobby.party_with(player)
+        members = tuple(party.members) if party else (player,)
+        skills = await self._ratings.skills(game, members)
+        return level_for(sum(s.mu for s in skills.values()) / len(skills))
+
+    async def _placed(self, match_id: str) -> None:
+        """Wait for a decided match's table to open, or answer that it is opening.
+
+        asyncio.wait, not wait_for: the placement task is shared (a retry of the call and
+        the tick's place_overdue get the same one), so running out of patience here must
+        not cancel it — the table still opens, and the retry the UNAVAILABLE invites
+        finds it."""
+        match = self._book.lobby.matches.get(match_id)
+        if match is None:
+            return
+        placing = self._placer.place_soon(match)
+        done, _ = await asyncio.wait({placing}, timeout=self._place_seconds)
+        if not done:
+            raise texts.table_opening()
 
     # ------------------------------------------------------------------ ratings
 

@@ -71,6 +71,23 @@ async def test_a_replica_behind_the_log_never_decides_on_it(store: PostgresEvent
     assert len(logged) == 1
 
 
+async def test_an_answer_is_the_one_decided_on_the_latest_lobby(
+    store: PostgresEventStore,
+) -> None:
+    """`answer` hands back what the appended decision answered: a replica that has not
+    read the party's creation is refused on its own lobby, and answers from the
+    caught-up one (the party, with the joiner in it) — never the stale refusal."""
+    one, two = LobbyBook(store), LobbyBook(store)
+    await one.decide("party", lambda lobby: decisions.create_party(lobby, "ana", "party-1"))
+    code = one.lobby.parties["party-1"].code
+    party = await two.answer("join", lambda lobby: decisions.join_party(lobby, "dan", code))
+    assert (party.party_id, party.members) == ("party-1", ["ana", "dan"])
+    assert two.conflicts == 0  # refused on the stale lobby, not a lost race
+    assert await one.answer("leave:dan", lambda lobby: decisions.leave_party(lobby, "dan")) is False
+    assert await two.answer("leave:ana", lambda lobby: decisions.leave_party(lobby, "ana")) is True
+    assert "party-1" not in two.lobby.parties
+
+
 async def test_a_snapshot_restores_the_lobby(store: PostgresEventStore) -> None:
     book = LobbyBook(store, snapshot_every=3)
     for i in range(4):

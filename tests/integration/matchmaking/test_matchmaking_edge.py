@@ -200,3 +200,20 @@ async def test_players_choose_table_options_within_the_documented_bounds(
         easy_view = await admin.get_table(easy.table_id)
     assert [s.level for s in hard_view.seats if not s.player_id] == [HARD, HARD]
     assert [s.level for s in easy_view.seats if not s.player_id] == [EASY, EASY]
+
+
+async def test_a_party_is_joined_and_left_with_what_happened_answered(
+    matchmaking: RunningMatchmaking,
+) -> None:
+    """JoinParty answers with the party as joined (its members, leader first);
+    LeaveParty says whether leaving disbanded it: a member's leaving does not, the
+    leader's does — and the party is gone for everyone then."""
+    ana, bogdan, carla = (matchmaking.client(p) for p in ("ana", "bogdan", "carla"))
+    party = await ana.create_party()
+    joined = await bogdan.join_party(party.code.lower())  # codes are read case-blind
+    assert (joined.party_id, list(joined.player_ids)) == (party.party_id, ["ana", "bogdan"])
+    assert list((await carla.join_party(party.code)).player_ids) == ["ana", "bogdan", "carla"]
+    assert await bogdan.leave_party() is False
+    assert list((await ana.party() or pb.Party()).player_ids) == ["ana", "carla"]
+    assert await ana.leave_party() is True
+    assert await carla.party() is None

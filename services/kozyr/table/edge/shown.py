@@ -25,7 +25,13 @@ from kozyr.api.table.v1 import table_service_pb2 as pb
 from kozyr.table.domain.model import SeatControl, Table, open_hands
 from kozyr.table.edge import seeds
 from kozyr.table.edge.actions import action_from_command
-from kozyr.table.edge.views import fits, game_view_fields, game_view_to_proto, set_game_view
+from kozyr.table.edge.views import (
+    constructed,
+    fits,
+    game_view_fields,
+    game_view_to_proto,
+    set_game_view,
+)
 
 CONTROLS = {
     seats_pb2.SEAT_CONTROL_PERSON: SeatControl.PERSON,
@@ -66,11 +72,10 @@ def table_view(table: Table, seat: int | None) -> views_pb2.TableView:
     game_view = game.view(table.state, seat)
     fast = game_view_fields(table.game_id, game_view)
     if fast is not None and listed:
-        try:
-            whole: dict[str, Any] = {**fields, "legal_actions": actions, fast[0]: fast[1]}
-            return views_pb2.TableView(**whole)
-        except (TypeError, ValueError):  # e.g. a number out of its field's range
-            pass
+        whole = {**fields, "legal_actions": actions, fast[0]: fast[1]}
+        built = constructed(views_pb2.TableView, whole)
+        if built is not None:
+            return built
     view = views_pb2.TableView(**fields)  # the strict way: the same view, or the drift
     set_game_view(view, game_view_to_proto(table.game_id, game_view))
     view.legal_actions.extend(action_from_command(c, plugin) for c in moves)

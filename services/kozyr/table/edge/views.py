@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeVar
 
 from google.protobuf import descriptor_pool, message_factory
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
@@ -184,11 +184,19 @@ def _complete(cls: type[Message], view: Mapping[str, Any]) -> bool:
 
 def _built(cls: type[Message], data: Mapping[str, Any]) -> Message | None:
     """`cls(**data)` when `data` fits exactly; None: take the strict way."""
-    if not _fits(data, _spec(cls.DESCRIPTOR)):
-        return None
+    return constructed(cls, data) if _fits(data, _spec(cls.DESCRIPTOR)) else None
+
+
+M = TypeVar("M", bound=Message)
+
+
+def constructed(cls: type[M], data: Mapping[str, Any]) -> M | None:
+    """`cls(**data)`, for data whose parts were each found to fit (`fits`); None when
+    the constructor still refuses it — what the lean pass does not check, such as a
+    number out of its field's range: take the strict way, which names the misfit."""
     try:
         return cls(**data)
-    except (TypeError, ValueError):  # e.g. an int out of its field's range
+    except (TypeError, ValueError):
         return None
 
 
