@@ -75,6 +75,9 @@ async def test_refusal_in_romanian_and_reload_resumes(web_stack: WebStack, tmp_p
     if said["reason"] == "NOT_YOUR_TURN":
         assert refusal["text"] == "Nu este rândul tău."
     assert out["turnLineRo"].startswith(("RÂNDUL TĂU", "Se așteaptă")), out["turnLineRo"]
+    places = out["leavePlaces"]  # on the seat's turns and after its moves
+    assert all(p["abovePlay"] for p in places), f"moves listed push it down: {places}"
+    assert len({p["top"] for p in places}) == 1, f"the way back to the lobby moves: {places}"
     before, after = out["before"], out["after"]
     assert after["tableId"] == before["tableId"] == out["tableId"]
     assert int(after["version"]) >= int(before["version"])

@@ -87,6 +87,20 @@ async function awaitTurn(page) {
   return (await table(page)).finished !== "true";
 }
 
+/** Where the page's "back to the lobby" button is (in the document, not the viewport),
+ * whether it is above everything the game changes (the turn line first), and how many
+ * moves are listed now. */
+async function leavePlace(page) {
+  return page.evaluate(() => {
+    const leave = document.getElementById("leave").getBoundingClientRect();
+    return {
+      top: leave.top + window.scrollY,
+      abovePlay: leave.bottom <= document.getElementById("turn").getBoundingClientRect().top,
+      moves: document.querySelectorAll("#moves button").length,
+    };
+  });
+}
+
 /** One move by clicking: a playable card where a card is the move, else the first
  * listed move (a contract, the default discard, a Khözör lead …). */
 async function clickMove(page) {
@@ -335,8 +349,15 @@ const scenarios = {
     out.lang = await page.evaluate(() => document.documentElement.lang);
     out.turnLineRo = await page.textContent("#turn");
     await shot(page, "refusal-ro");
-    // play on a little, so the reload comes mid-game
-    for (let i = 0; i < 3 && (await awaitTurn(page)); i++) await clickMove(page);
+    // play on a little, so the reload comes mid-game; the way back to the lobby stays
+    // where it is whether moves are listed or not (a button moving while pressed
+    // loses the click: the release lands elsewhere)
+    out.leavePlaces = [];
+    for (let i = 0; i < 3 && (await awaitTurn(page)); i++) {
+      out.leavePlaces.push(await leavePlace(page));
+      await clickMove(page);
+      out.leavePlaces.push(await leavePlace(page));
+    }
     const before = await table(page);
     out.before = before;
     await received(page);
@@ -366,17 +387,20 @@ const scenarios = {
     await openPrivate(page, "khozor");
     await page.waitForSelector("#signals:not([hidden])", { timeout: STEP_MS });
     const legal = () => page.locator('#signals button[data-legal="true"][aria-pressed="false"]');
+    // legality is read on the seat's turn only: the table waits for it then, so its hand
+    // (what makes a signal true) holds still; between turns the reserve refills hands
+    // and a signal seen true may be gone before it is pressed
     let moves = 0;
-    while (!(await legal().count())) {
+    for (; ; moves += 1) {
+      if (moves > 60 || !(await awaitTurn(page))) throw new Error(`no true signal in ${moves} moves`);
+      if (await legal().count()) break;
       if (!out.falseSignal) {
         await page.click("#signal-three");
         await page.waitForSelector('#status[data-kind="error"]', { timeout: STEP_MS });
         out.falseSignal = await status(page);
         await shot(page, "khozor-false-signal");
       }
-      if (moves >= 60 || !(await awaitTurn(page))) throw new Error(`no true signal in ${moves} moves`);
       await clickMove(page);
-      moves += 1;
     }
     const button = legal().first();
     out.signal = await button.getAttribute("id");
