@@ -35,6 +35,7 @@ from nats.js.kv import KeyValue
 
 from kozyr.api.clock.v1 import presence_pb2
 from kozyr.bus.connection import CALL_TIMEOUT_SECONDS, require_connected
+from kozyr.bus.settling import SETTLE_SECONDS, settled
 from kozyr.bus.streams import ensure_replicas, jetstream_name
 from kozyr.bus.subjects import presence_subject
 from kozyr.runtime.outages import bus_unavailable
@@ -86,9 +87,14 @@ class PresenceBook:
         self._calls = nc.jetstream(timeout=CALL_TIMEOUT_SECONDS)
         self._kv: KeyValue | None = None
 
-    async def open(self) -> None:
+    async def open(self, settle_seconds: float = SETTLE_SECONDS) -> None:
         """Create the bucket (or bind to it; its max age follows `offline_after`), then
-        bind it for the calls with their short timeout (`CALL_TIMEOUT_SECONDS`)."""
+        bind it for the calls with their short timeout (`CALL_TIMEOUT_SECONDS`) — made
+        again while JetStream does not answer (`kozyr.bus.settling`): every step is
+        idempotent."""
+        await settled(self._open, f"the {self.bucket} bucket", settle_seconds)
+
+    async def _open(self) -> None:
         config = KeyValueConfig(
             bucket=self.bucket,
             history=1,

@@ -22,6 +22,7 @@ from nats.js.api import KeyValueConfig, StorageType
 from nats.js.errors import BadRequestError, KeyNotFoundError, KeyWrongLastSequenceError
 from nats.js.kv import KeyValue
 
+from kozyr.bus.settling import SETTLE_SECONDS, settled
 from kozyr.bus.streams import ensure_replicas, jetstream_name
 
 _CAS_ATTEMPTS = 10
@@ -46,8 +47,12 @@ class SeatIndex:
         self.replicas = replicas
         self._kv: KeyValue | None = None
 
-    async def open(self) -> None:
-        """Create the bucket, or bind to it with its replicas raised to ours."""
+    async def open(self, settle_seconds: float = SETTLE_SECONDS) -> None:
+        """Create the bucket, or bind to it with its replicas raised to ours — made
+        again while JetStream does not answer (`kozyr.bus.settling`)."""
+        await settled(self._open, f"the {self.bucket} bucket", settle_seconds)
+
+    async def _open(self) -> None:
         config = KeyValueConfig(
             bucket=self.bucket, history=1, storage=StorageType.FILE, replicas=self.replicas
         )

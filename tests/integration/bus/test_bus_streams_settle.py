@@ -2,8 +2,8 @@
 (`kozyr.bus.settling`): the bots service once failed to start on one `stream_info`
 timeout while a loaded 3-node cluster elected a new stream's leader. Here the server is
 frozen (SIGSTOP) longer than a JetStream API call waits, then thawed: making a stream
-and a consumer (what every service's start does) waits, then succeeds; past its settle
-time it gives up with the error."""
+and a consumer (what every service's start does), and the clock's key-value buckets,
+waits, then succeeds; past its settle time it gives up with the error."""
 
 from __future__ import annotations
 
@@ -15,11 +15,14 @@ from typing import Any
 
 import nats
 import pytest
+from nats.aio.client import Client
 from nats.js import JetStreamContext
 from structlog.testing import capture_logs
 
 from kozyr.bus.consumers import DurableConsumer, ensure_consumer
 from kozyr.bus.streams import EventStreamSpec, ensure_stream
+from kozyr.clock.presence import PresenceBook
+from kozyr.clock.seating import SeatIndex
 from kozyr.infra import EmbeddedNats
 
 pytestmark = pytest.mark.integration
@@ -27,28 +30,44 @@ pytestmark = pytest.mark.integration
 API_SECONDS = 0.5
 """The JetStream context's wait for each API call (nats-py's default is 5 s)."""
 
-Making = Callable[[JetStreamContext, str, float], Coroutine[Any, Any, bool]]
+Making = Callable[[Client, JetStreamContext, str, float], Coroutine[Any, Any, bool]]
 
 
-async def a_stream(js: JetStreamContext, root: str, settle: float) -> bool:
+async def a_stream(_: Client, js: JetStreamContext, root: str, settle: float) -> bool:
     spec = EventStreamSpec("table", root)
     await ensure_stream(js, spec, settle_seconds=settle)
     return (await js.stream_info(spec.name)).config.subjects == spec.subjects
 
 
-async def a_consumer(js: JetStreamContext, root: str, settle: float) -> bool:
+async def a_consumer(_: Client, js: JetStreamContext, root: str, settle: float) -> bool:
     spec = DurableConsumer(stream=EventStreamSpec("table", root).name, durable="settling")
     await ensure_consumer(js, spec, settle_seconds=settle)
     return bool((await js.consumer_info(spec.stream, spec.durable)).name == "settling")
 
 
-MAKINGS = pytest.mark.parametrize("make", [a_stream, a_consumer], ids=["stream", "consumer"])
+async def a_presence_bucket(nc: Client, js: JetStreamContext, root: str, settle: float) -> bool:
+    book = PresenceBook(nc, js, root, offline_after=30)
+    await book.open(settle_seconds=settle)
+    return (await js.stream_info(book.stream)).config.max_age == 30
+
+
+async def a_seat_index(_: Client, js: JetStreamContext, root: str, settle: float) -> bool:
+    index = SeatIndex(js, root)
+    await index.open(settle_seconds=settle)
+    return index.kv is not None
+
+
+MAKINGS = pytest.mark.parametrize(
+    "make",
+    [a_stream, a_consumer, a_presence_bucket, a_seat_index],
+    ids=["stream", "consumer", "presence-bucket", "seat-index"],
+)
 
 
 @pytest.fixture
 async def frozen(
     nats_factory: Callable[[], EmbeddedNats], subject_root: str
-) -> AsyncIterator[tuple[EmbeddedNats, JetStreamContext]]:
+) -> AsyncIterator[tuple[EmbeddedNats, Client, JetStreamContext]]:
     """A server of this test's own, its stream made (for the consumer), then frozen;
     thawed at the end whatever happened."""
     server = nats_factory()
@@ -57,7 +76,7 @@ async def frozen(
     await ensure_stream(js, EventStreamSpec("table", subject_root))
     os.kill(server.pid, signal.SIGSTOP)
     try:
-        yield server, js
+        yield server, nc, js
     finally:
         os.kill(server.pid, signal.SIGCONT)
         await nc.close()
@@ -65,11 +84,11 @@ async def frozen(
 
 @MAKINGS
 async def test_made_once_a_frozen_server_answers_again(
-    frozen: tuple[EmbeddedNats, JetStreamContext], subject_root: str, make: Making
+    frozen: tuple[EmbeddedNats, Client, JetStreamContext], subject_root: str, make: Making
 ) -> None:
-    server, js = frozen
+    server, nc, js = frozen
     with capture_logs() as logs:
-        making = asyncio.create_task(make(js, subject_root, 30))
+        making = asyncio.create_task(make(nc, js, subject_root, 30))
         async with asyncio.timeout(30):  # until a call has gone unanswered
             while not any("did not answer" in e["event"] for e in logs):
                 assert not making.done(), "gave up while JetStream was silent"
@@ -80,8 +99,8 @@ async def test_made_once_a_frozen_server_answers_again(
 
 @MAKINGS
 async def test_it_gives_up_after_its_settle_time(
-    frozen: tuple[EmbeddedNats, JetStreamContext], subject_root: str, make: Making
+    frozen: tuple[EmbeddedNats, Client, JetStreamContext], subject_root: str, make: Making
 ) -> None:
-    _, js = frozen
+    _, nc, js = frozen
     with pytest.raises(nats.errors.TimeoutError):
-        await make(js, subject_root, 1)
+        await make(nc, js, subject_root, 1)
