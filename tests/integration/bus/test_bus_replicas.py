@@ -15,7 +15,6 @@ import nats
 import pytest
 from nats.js.api import ClusterInfo, StreamConfig, StreamInfo
 from nats.js.errors import NotFoundError
-from structlog.testing import capture_logs
 
 from kozyr.bus.streams import (
     EVERY_CATEGORY,
@@ -28,6 +27,7 @@ from kozyr.bus.subjects import PUBLIC_CHANNEL
 from tests.integration.bots.conftest import running_bots
 from tests.integration.matchmaking.conftest import running_matchmaking
 from tests.integration.table.conftest import running_table_service
+from tests.support.logs import every_log
 from tests.support.nats_cluster import NatsCluster, nats_cluster
 
 
@@ -45,7 +45,7 @@ async def test_a_single_server_that_cannot_raise_replicas_is_reported_loudly(
     spec = EventStreamSpec("table", subject_root)
     try:
         await ensure_stream(js, spec)
-        with capture_logs() as logs:
+        with every_log() as logs:
             kept = await ensure_replicas(js, spec.name, 3)
         assert kept == 1
         [error] = [e for e in logs if e["log_level"] == "error"]
@@ -73,7 +73,7 @@ async def test_streams_are_raised_to_the_setting_and_never_lowered(
         assert await cluster.replicas_of(nc, name) == 3
         await cluster.until_consumer_replicated(nc, name, "d", 3)
 
-        with capture_logs() as logs:
+        with every_log() as logs:
             await ensure_stream(js, EventStreamSpec("lobby", subject_root, replicas=1))
         assert await cluster.replicas_of(nc, name) == 3
         assert any("more replicas than configured" in e["event"] for e in logs)

@@ -17,13 +17,13 @@ import nats
 import pytest
 from nats.aio.client import Client
 from nats.js import JetStreamContext
-from structlog.testing import capture_logs
 
 from kozyr.bus.consumers import DurableConsumer, ensure_consumer
 from kozyr.bus.streams import EventStreamSpec, ensure_stream
 from kozyr.clock.presence import PresenceBook
 from kozyr.clock.seating import SeatIndex
 from kozyr.infra import EmbeddedNats
+from tests.support.logs import every_log
 
 pytestmark = pytest.mark.integration
 
@@ -87,7 +87,7 @@ async def test_made_once_a_frozen_server_answers_again(
     frozen: tuple[EmbeddedNats, Client, JetStreamContext], subject_root: str, make: Making
 ) -> None:
     server, nc, js = frozen
-    with capture_logs() as logs:
+    with every_log() as logs:
         making = asyncio.create_task(make(nc, js, subject_root, 30))
         async with asyncio.timeout(30):  # until a call has gone unanswered
             while not any("did not answer" in e["event"] for e in logs):

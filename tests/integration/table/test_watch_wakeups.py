@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from structlog.testing import capture_logs
 
 from kozyr.api.common.v1 import games_pb2
 from kozyr.client import TableClient
@@ -26,6 +25,7 @@ from kozyr.runtime.auth import Role
 from kozyr.table.app import Actor, Outcome, TableApp
 from tests.e2e.published import published_events, wait_until_relayed
 from tests.integration.table.conftest import RunningTableService, running_table_service
+from tests.support.logs import every_log
 from tests.support.tables import token
 
 pytestmark = pytest.mark.integration
@@ -76,7 +76,7 @@ async def test_the_service_serves_without_nats_and_publishes_once_it_comes(
     database_url: str, subject_root: str, tmp_path: Path
 ) -> None:
     nats_port = free_port()
-    with capture_logs() as logs:
+    with every_log() as logs:
         async with (
             running(database_url, f"nats://127.0.0.1:{nats_port}", subject_root) as service,
             contextlib.AsyncExitStack() as stack,

@@ -5,10 +5,9 @@ not make it readable)."""
 
 from __future__ import annotations
 
-from structlog.testing import capture_logs
-
 from kozyr.api.table.v1 import events_pb2
 from kozyr.tablewire.public import published_event
+from tests.support.logs import every_log
 
 SUBJECT = "kozyr.public.table.t1.TurnStarted"
 
@@ -32,13 +31,13 @@ def test_any_kind_when_none_is_asked_for() -> None:
 
 
 def test_another_kind_is_none_and_not_logged() -> None:
-    with capture_logs() as logs:
+    with every_log() as logs:
         assert published_event(turn_started(), SUBJECT, "table_opened") is None
     assert logs == []
 
 
 def test_a_body_that_is_no_public_event_is_logged_and_skipped() -> None:
-    with capture_logs() as logs:
+    with every_log() as logs:
         assert published_event(b"\xff\xff\xff", SUBJECT, "turn_started") is None
     assert [(line["event"], line["subject"]) for line in logs] == [
         ("not a public table event: skipped", SUBJECT)
