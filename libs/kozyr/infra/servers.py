@@ -143,17 +143,68 @@ def _open_for_traversal(path: Path) -> None:
             parent.chmod(mode | 0o055)
 
 
-def _wait_for_port(port: int, proc: subprocess.Popen[bytes], what: str, timeout: float) -> None:
+class PortTaken(RuntimeError):
+    """Another process answers on the port a server was started on (it could not bind)."""
+
+
+def _wait_for_port(
+    port: int, proc: subprocess.Popen[bytes], what: str, timeout: float, *, own: bool = False
+) -> None:
+    """Until `port` answers; with `own`, only when `proc` itself listens there: a port
+    picked free may be taken before the server binds it by a process that keeps no
+    ledger (Docker publishing a container's port on one of its own picks), whose
+    answer would otherwise pass for the server's (PortTaken)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:
+            if own and _listening_inodes(port) is not None:
+                raise PortTaken(f"port {port} of {what} is another process's")
             raise RuntimeError(f"{what} exited with code {proc.returncode} while starting")
         try:
             with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return
+                if not own or _listens(proc.pid, port) is not False:
+                    return
         except OSError:
-            time.sleep(0.05)
+            pass
+        time.sleep(0.05)
     raise RuntimeError(f"{what} did not open port {port} within {timeout:.0f}s")
+
+
+def _listening_inodes(port: int) -> set[str] | None:
+    """The inodes of the IPv4 and IPv6 sockets listening on `port` (Linux's /proc), or
+    None where there is none or it cannot be told."""
+    inodes: set[str] = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            with open(table) as rows:
+                next(rows, None)
+                for row in rows:
+                    fields = row.split()
+                    if fields[3] == "0A" and int(fields[1].rsplit(":", 1)[1], 16) == port:
+                        inodes.add(fields[9])
+        except OSError:
+            continue
+    return inodes or None
+
+
+def _listens(pid: int, port: int) -> bool | None:
+    """Whether process `pid` holds a socket listening on `port`; None where /proc
+    cannot tell (then the port's answer is trusted, as before)."""
+    inodes = _listening_inodes(port)
+    try:
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return None
+    if inodes is None:
+        return False
+    for fd in fds:
+        try:
+            link = os.readlink(f"/proc/{pid}/fd/{fd}")
+        except OSError:
+            continue
+        if link.startswith("socket:[") and link[8:-1] in inodes:
+            return True
+    return False
 
 
 def stop_process(
@@ -346,6 +397,8 @@ class EmbeddedNats:
         arguments: Sequence[str] = (),
     ) -> None:
         self.data_dir = Path(data_dir).resolve()
+        self._picked = port is None
+        """The port was picked here: another may be picked if it is taken meanwhile."""
         self.port = port or free_port()
         self.config = config
         self.arguments = list(arguments)
@@ -370,8 +423,24 @@ class EmbeddedNats:
         return on_path
 
     def start(self, timeout: float = 30.0) -> None:
+        """Start the server and wait until it — not another process — listens on its
+        port; a port picked here and taken meanwhile is replaced by a new pick."""
         self.data_dir.mkdir(parents=True, exist_ok=True)
-        self._log = (self.data_dir.parent / f"{self.data_dir.name}.log").open("ab")
+        for attempt in range(3):
+            self._spawn()
+            assert self._proc is not None
+            try:
+                _wait_for_port(self.port, self._proc, "NATS", timeout, own=True)
+                return
+            except PortTaken:
+                stop_process(self._proc, signal.SIGKILL)
+                if not self._picked or attempt == 2:
+                    raise
+                self.port = free_port()
+
+    def _spawn(self) -> None:
+        if self._log is None:
+            self._log = (self.data_dir.parent / f"{self.data_dir.name}.log").open("ab")
         configured = ["-c", str(self.config)] if self.config is not None else []
         self._proc = spawn(
             [self.binary(), *configured, "-a", "127.0.0.1", "-p", str(self.port), "-js",
@@ -379,7 +448,6 @@ class EmbeddedNats:
             stdout=self._log, stderr=subprocess.STDOUT, start_new_session=True,
             env={**os.environ, **self.environment},
         )  # fmt: skip
-        _wait_for_port(self.port, self._proc, "NATS", timeout)
 
     def stop(self) -> None:
         """Graceful stop (SIGTERM); JetStream data stays in the store directory."""

@@ -75,6 +75,7 @@ async def frozen(
     js = nc.jetstream(timeout=API_SECONDS)
     await ensure_stream(js, EventStreamSpec("table", subject_root))
     os.kill(server.pid, signal.SIGSTOP)
+    assert server.running  # frozen, not gone: the client talks to this very process
     try:
         yield server, nc, js
     finally:
@@ -91,7 +92,10 @@ async def test_made_once_a_frozen_server_answers_again(
         making = asyncio.create_task(make(nc, js, subject_root, 30))
         async with asyncio.timeout(30):  # until a call has gone unanswered
             while not any("did not answer" in e["event"] for e in logs):
-                assert not making.done(), "gave up while JetStream was silent"
+                assert not making.done(), (
+                    f"done while JetStream was silent: {making!r}; the server running: "
+                    f"{server.running}; logged: {[e['event'] for e in logs]}"
+                )
                 await asyncio.sleep(0.05)
     os.kill(server.pid, signal.SIGCONT)
     assert await asyncio.wait_for(making, 30)
