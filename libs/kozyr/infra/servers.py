@@ -258,6 +258,8 @@ class EmbeddedPostgres:
         settings: Mapping[str, str] | None = None,
     ) -> None:
         self.data_dir = Path(data_dir).resolve()
+        self._picked = port is None
+        """The port was picked here: another may be picked if it is taken meanwhile."""
         self.port = port or free_port()
         self.durable = durable
         self.settings = dict(settings or {})
@@ -304,6 +306,25 @@ class EmbeddedPostgres:
             if initdb.returncode != 0:
                 raise RuntimeError(f"initdb failed: {output.decode(errors='replace')}")
         self._log = (self.data_dir.parent / f"{self.data_dir.name}.log").open("ab")
+        for attempt in range(3):
+            self._proc = spawn(
+                self._arguments(),
+                user=user,
+                stdout=self._log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+            try:
+                _wait_for_port(self.port, self._proc, "PostgreSQL", timeout, own=True)
+                break
+            except PortTaken:  # see EmbeddedNats.start
+                stop_process(self._proc, signal.SIGKILL)
+                if not self._picked or attempt == 2:
+                    raise
+                self.port = free_port()
+        self._wait_ready(timeout)
+
+    def _arguments(self) -> list[str]:
         args = [
             self._bin("postgres"), "-D", str(self.data_dir), "-p", str(self.port),
             "-h", "127.0.0.1", "-k", "", "-c", "max_connections=300",
@@ -316,11 +337,7 @@ class EmbeddedPostgres:
             args += ["-c", "fsync=off", "-c", "full_page_writes=off"]
         for name, value in self.settings.items():
             args += ["-c", f"{name}={value}"]
-        self._proc = spawn(
-            args, user=user, stdout=self._log, stderr=subprocess.STDOUT, start_new_session=True
-        )
-        _wait_for_port(self.port, self._proc, "PostgreSQL", timeout)
-        self._wait_ready(timeout)
+        return args
 
     def _wait_ready(self, timeout: float) -> None:
         deadline = time.monotonic() + timeout
