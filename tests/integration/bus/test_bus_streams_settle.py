@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import traceback
 from collections.abc import AsyncIterator, Callable, Coroutine
 from typing import Any
 
@@ -76,6 +77,7 @@ async def frozen(
     await ensure_stream(js, EventStreamSpec("table", subject_root))
     os.kill(server.pid, signal.SIGSTOP)
     assert server.running  # frozen, not gone: the client talks to this very process
+    await _until_stopped(server.pid)
     try:
         yield server, nc, js
     finally:
@@ -94,7 +96,8 @@ async def test_made_once_a_frozen_server_answers_again(
             while not any("did not answer" in e["event"] for e in logs):
                 assert not making.done(), (
                     f"done while JetStream was silent: {making!r}; the server running: "
-                    f"{server.running}; logged: {[e['event'] for e in logs]}"
+                    f"{server.running}; logged: {[e['event'] for e in logs]}; "
+                    f"{_raised(making)}"
                 )
                 await asyncio.sleep(0.05)
     os.kill(server.pid, signal.SIGCONT)
@@ -108,3 +111,25 @@ async def test_it_gives_up_after_its_settle_time(
     _, nc, js = frozen
     with pytest.raises(nats.errors.TimeoutError):
         await make(nc, js, subject_root, 1)
+
+
+def _raised(task: asyncio.Task[bool]) -> str:
+    """Where a finished task's error was raised (which call went unanswered)."""
+    error = None if task.cancelled() else task.exception()
+    return "".join(traceback.format_exception(error)) if error is not None else ""
+
+
+async def _until_stopped(pid: int) -> None:
+    """Until every thread of `pid` is stopped: SIGSTOP is only sent by `kill`, and on a
+    loaded machine a server thread already running may still answer one request."""
+    async with asyncio.timeout(10):  # polled: /proc tells no one when it changes
+        while True:
+            if all(_state(pid, thread) in "tT" for thread in os.listdir(f"/proc/{pid}/task")):
+                return
+            await asyncio.sleep(0.01)
+
+
+def _state(pid: int, thread: str) -> str:
+    """A thread's state letter in /proc (T: stopped by a signal)."""
+    with open(f"/proc/{pid}/task/{thread}/stat") as stat:
+        return stat.read().rsplit(")", 1)[1].split()[0]
