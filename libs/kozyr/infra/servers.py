@@ -23,7 +23,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
 
@@ -147,27 +147,49 @@ class PortTaken(RuntimeError):
     """Another process answers on the port a server was started on (it could not bind)."""
 
 
-def _wait_for_port(
-    port: int, proc: subprocess.Popen[bytes], what: str, timeout: float, *, own: bool = False
-) -> None:
-    """Until `port` answers; with `own`, only when `proc` itself listens there: a port
-    picked free may be taken before the server binds it by a process that keeps no
-    ledger (Docker publishing a container's port on one of its own picks), whose
-    answer would otherwise pass for the server's (PortTaken)."""
+def _wait_for_port(port: int, proc: subprocess.Popen[bytes], what: str, timeout: float) -> None:
+    """Until `proc` itself listens on `port`: a port picked free may be taken before the
+    server binds it by a process that keeps no ledger (Docker publishing a container's
+    port on one of its own picks), whose answer must not pass for the server's
+    (PortTaken)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            if own and _listening_inodes(port) is not None:
+            if _listening_inodes(port) is not None:
                 raise PortTaken(f"port {port} of {what} is another process's")
             raise RuntimeError(f"{what} exited with code {proc.returncode} while starting")
         try:
             with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                if not own or _listens(proc.pid, port) is not False:
+                if _listens(proc.pid, port) is not False:
                     return
         except OSError:
             pass
         time.sleep(0.05)
     raise RuntimeError(f"{what} did not open port {port} within {timeout:.0f}s")
+
+
+def _started_on_own_port(
+    start: Callable[[int], subprocess.Popen[bytes]],
+    port: int,
+    *,
+    picked: bool,
+    what: str,
+    timeout: float,
+) -> tuple[subprocess.Popen[bytes], int]:
+    """`start(port)`, waited for until the server itself listens there; the process and
+    its port. A port `picked` by us and taken meanwhile is replaced by a new pick (twice
+    at most); a port asked for is refused with PortTaken."""
+    for attempt in range(3):
+        proc = start(port)
+        try:
+            _wait_for_port(port, proc, what, timeout)
+            return proc, port
+        except PortTaken:
+            stop_process(proc, signal.SIGKILL)
+            if not picked or attempt == 2:
+                raise
+            port = free_port()
+    raise AssertionError("unreachable")
 
 
 def _listening_inodes(port: int) -> set[str] | None:
@@ -306,27 +328,18 @@ class EmbeddedPostgres:
             if initdb.returncode != 0:
                 raise RuntimeError(f"initdb failed: {output.decode(errors='replace')}")
         self._log = (self.data_dir.parent / f"{self.data_dir.name}.log").open("ab")
-        for attempt in range(3):
-            self._proc = spawn(
-                self._arguments(),
-                user=user,
-                stdout=self._log,
-                stderr=subprocess.STDOUT,
+        self._proc, self.port = _started_on_own_port(
+            lambda port: spawn(
+                self._arguments(port), user=user, stdout=self._log, stderr=subprocess.STDOUT,
                 start_new_session=True,
-            )
-            try:
-                _wait_for_port(self.port, self._proc, "PostgreSQL", timeout, own=True)
-                break
-            except PortTaken:  # see EmbeddedNats.start
-                stop_process(self._proc, signal.SIGKILL)
-                if not self._picked or attempt == 2:
-                    raise
-                self.port = free_port()
+            ),
+            self.port, picked=self._picked, what="PostgreSQL", timeout=timeout,
+        )  # fmt: skip
         self._wait_ready(timeout)
 
-    def _arguments(self) -> list[str]:
+    def _arguments(self, port: int) -> list[str]:
         args = [
-            self._bin("postgres"), "-D", str(self.data_dir), "-p", str(self.port),
+            self._bin("postgres"), "-D", str(self.data_dir), "-p", str(port),
             "-h", "127.0.0.1", "-k", "", "-c", "max_connections=300",
         ]  # fmt: skip
         # `-k ""`: TCP only, no Unix socket. A socket's path may not pass 107 bytes, and a
@@ -443,24 +456,15 @@ class EmbeddedNats:
         """Start the server and wait until it — not another process — listens on its
         port; a port picked here and taken meanwhile is replaced by a new pick."""
         self.data_dir.mkdir(parents=True, exist_ok=True)
-        for attempt in range(3):
-            self._spawn()
-            assert self._proc is not None
-            try:
-                _wait_for_port(self.port, self._proc, "NATS", timeout, own=True)
-                return
-            except PortTaken:
-                stop_process(self._proc, signal.SIGKILL)
-                if not self._picked or attempt == 2:
-                    raise
-                self.port = free_port()
+        self._log = (self.data_dir.parent / f"{self.data_dir.name}.log").open("ab")
+        self._proc, self.port = _started_on_own_port(
+            self._spawn, self.port, picked=self._picked, what="NATS", timeout=timeout
+        )
 
-    def _spawn(self) -> None:
-        if self._log is None:
-            self._log = (self.data_dir.parent / f"{self.data_dir.name}.log").open("ab")
+    def _spawn(self, port: int) -> subprocess.Popen[bytes]:
         configured = ["-c", str(self.config)] if self.config is not None else []
-        self._proc = spawn(
-            [self.binary(), *configured, "-a", "127.0.0.1", "-p", str(self.port), "-js",
+        return spawn(
+            [self.binary(), *configured, "-a", "127.0.0.1", "-p", str(port), "-js",
              "-sd", str(self.data_dir), *self.arguments],
             stdout=self._log, stderr=subprocess.STDOUT, start_new_session=True,
             env={**os.environ, **self.environment},

@@ -1,6 +1,7 @@
 """Matchmaking's gRPC edge, in-process over a real socket (real PostgreSQL, NATS and table
 service): the leaderboard's ranks across pages, who may watch a ticket once it is over,
-and a private table whose opening outlasts the call's wait."""
+a private table whose opening outlasts the call's wait, and what joining and leaving a
+party answer."""
 
 from __future__ import annotations
 
