@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -127,8 +127,7 @@ def postgres_container(image: str = POSTGRES_IMAGE) -> Iterator[str]:
     from testcontainers.community.postgres import PostgresContainer
 
     _reaper_or_none()
-    container: Any = PostgresContainer(image, driver="asyncpg")
-    with container:
+    with running(lambda: PostgresContainer(image, driver="asyncpg")) as container:
         yield str(container.get_connection_url())
 
 
@@ -140,15 +139,54 @@ def nats_container(image: str = NATS_IMAGE) -> Iterator[str]:
 
     _reaper_or_none()
     # testcontainers' NatsContainer waits with a deprecated helper: the same wait here.
-    container: Any = (
-        DockerContainer(image)
-        .with_command("--jetstream")
-        .with_exposed_ports(NATS_PORT)
-        .waiting_for(LogMessageWaitStrategy("Server is ready").with_startup_timeout(120))
-    )
-    with container:
+    with running(
+        lambda: (
+            DockerContainer(image)
+            .with_command("--jetstream")
+            .with_exposed_ports(NATS_PORT)
+            .waiting_for(LogMessageWaitStrategy("Server is ready").with_startup_timeout(120))
+        )
+    ) as container:
         host, port = container.get_container_host_ip(), container.get_exposed_port(NATS_PORT)
         yield f"nats://{host}:{port}"
+
+
+PORT_RACE_ATTEMPTS = 3
+
+
+@contextlib.contextmanager
+def running(make: Callable[[], Any]) -> Iterator[Any]:
+    """A testcontainers container `make()` started until the block ends, then removed.
+
+    Docker publishes a container's port by drawing a free host port and binding it: any
+    process of the machine may bind the same port in between (two test runs side by side
+    met it: "bind: address already in use"). Such a start is not the image's failure, so
+    it is tried again with a new container (Docker draws again), up to
+    PORT_RACE_ATTEMPTS; every other failure is raised at once. A container whose start
+    failed is removed before the next.
+    """
+    for attempt in range(1, PORT_RACE_ATTEMPTS + 1):
+        container = make()
+        try:
+            container.start()
+        except Exception as error:
+            container.stop()  # removes what was created
+            if attempt == PORT_RACE_ATTEMPTS or not lost_its_port(error):
+                raise
+            log.warning("a container's host port was taken: starting another", error=str(error))
+            continue
+        try:
+            yield container
+        finally:
+            container.stop()
+        return
+
+
+def lost_its_port(error: Exception) -> bool:
+    """Whether a container's start failed because its published host port was taken
+    (Docker's "address already in use" from its proxy, or "port is already allocated")."""
+    text = str(error)
+    return "address already in use" in text or "port is already allocated" in text
 
 
 def _reaper_or_none() -> None:

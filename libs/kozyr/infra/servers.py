@@ -16,6 +16,7 @@ import importlib.util
 import json
 import os
 import pwd
+import random
 import shutil
 import signal
 import socket
@@ -33,17 +34,24 @@ _PG_SYSTEM_USER = "kozyr_pg"
 
 _PORT_LEDGER = Path(tempfile.gettempdir()) / f"kozyr-ports-{os.getuid()}.json"
 _PORT_HOLD_SECONDS = 3600.0
+_EPHEMERAL_PORTS = "/proc/sys/net/ipv4/ip_local_port_range"
+_LINUX_EPHEMERAL_START = 32768
+_PICKED_FROM = 20000
 
 
 def free_port() -> int:
     """A TCP port on 127.0.0.1 that is free now and handed to no other caller for an hour.
 
-    The kernel's pick (a bind to port 0) is only free at that instant: until our server
-    binds it, the kernel may give the same number to another process — say a second test
-    run on the machine, whose server would then answer our health checks and hold our
-    data. So every kozyr process of this user records its picks in one ledger (a file
-    locked with flock) and never takes a port handed out within the hour; a server that
-    restarts on its port within that hour (the restart tests) keeps it to itself.
+    A port picked is only free at that instant: until our server binds it, another
+    process may take it — say a second test run on the machine, whose server would then
+    answer our health checks and hold our data. So every kozyr process of this user
+    records its picks in one ledger (a file locked with flock) and never takes a port
+    handed out within the hour; a server that restarts on its port within that hour (the
+    restart tests) keeps it to itself. Processes that keep no ledger are kept out by the
+    range: the port is drawn below the kernel's ephemeral range (`_PICKED_PORTS`), where
+    neither a bind to port 0 nor Docker publishing a container's port ever lands (Docker
+    draws from the same ephemeral range: two side-by-side runs once failed a
+    testcontainers start on "address already in use").
     """
     with _port_ledger() as handed:
         now = time.time()
@@ -59,10 +67,32 @@ def free_port() -> int:
 
 
 def _unbound_port() -> int:
+    """A port of `_picked_ports()` that no socket is bound to now (else the kernel's)."""
+    low, high = _picked_ports()
+    for _ in range(100):
+        port = random.randrange(low, high)
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
+        picked: int = sock.getsockname()[1]
+        return picked
+
+
+def _picked_ports() -> tuple[int, int]:
+    """Where `free_port` draws: [20000, the ephemeral range's start), or [20000, 32768)
+    where the kernel's range cannot be read or leaves less than 4,096 ports below it."""
+    try:
+        start = int(Path(_EPHEMERAL_PORTS).read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        start = _LINUX_EPHEMERAL_START
+    if start - _PICKED_FROM < 4096:
+        start = _LINUX_EPHEMERAL_START
+    return _PICKED_FROM, start
 
 
 @contextlib.contextmanager
