@@ -5,7 +5,8 @@
         [--scaling 2] [--full] [--no-fsync] [--profile]
         [--watching-tables 100] [--watching-khozor-tables 50] [--watching-seconds 15]
         [--human-tables 250 500 1000] [--human-khozor-tables 100 200 400]
-        [--human-seconds 30] [--spectators 20]
+        [--human-seconds 30] [--spectators 20] [--spectator-rounds 3]
+        [--watching-workers 2] [--client-cpu 0.5]
 
 PostgreSQL and NATS come from $KOZYR_DATABASE_URL / $KOZYR_NATS_URL, else kozyr.infra
 starts embedded servers in a temporary directory (fsync on unless --no-fsync). A
@@ -59,8 +60,13 @@ Human pace: open loop at --human-rate moves/s per table (exponential think times
 --human-seconds on each of --human-tables / --human-khozor-tables: SubmitAction p99, move
 → every watcher p99 and the service's CPU, and the largest count meeting 50 ms for both.
 Spectators: one Khözör table closed loop with --spectators WatchTable streams without a
-seat, against none: the ratio of CPU per move. An empty list (`--human-tables` alone)
-or 0 skips a part.
+seat, against none: the ratio of CPU per move, the median of --spectator-rounds pairs.
+Workers: the watching 3-5-8 run on a fresh service of one worker, then of
+--watching-workers, this process (every client) capped at --client-cpu of a core in a
+cpu cgroup (`tests/bench/capped.py`; uncapped, and saying why, where none is writable):
+the ratio of moves/s, each run's CPU per move by who spent it (service, clients, the
+rest of the machine) and the scaling law's bounds. An empty list (`--human-tables`
+alone) or 0 skips a part.
 
 A full 3-5-8 game is 18 deals (~900 moves); tables counts from --cap-from (default 100)
 play only their first --max-actions moves, unless --full. Figures are printed, never
@@ -101,6 +107,7 @@ from kozyr.table.service import SERVICE_NAME
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # run as a script
 from tests.bench import watching
+from tests.bench.capped import capped
 from tests.bench.floor import FloorProcess, FloorResult, run_floor
 from tests.support.tables import PlayerClient
 
@@ -627,6 +634,7 @@ async def bench(args: argparse.Namespace, server_url: str, nats_url: str) -> lis
             for workers in args.scaling:
                 results.append(await scaled(database_url, nats_url, floor, floors, workers, args))
             await players(database_url, nats_url, floor, args)
+            await workers_scaling(database_url, nats_url, args)
             return results
         finally:
             floor.stop()
@@ -671,7 +679,7 @@ async def players(
             for count in counts
         ]
         spectators = []
-        if args.spectators:
+        for _ in range(args.spectator_rounds if args.spectators else 0):
             none = await watched(service, KHOZOR, 1, args.watching_seconds)
             some = await watched(
                 service, KHOZOR, 1, args.watching_seconds, spectators=args.spectators
@@ -680,6 +688,31 @@ async def players(
     finally:
         service.stop()
     watching.report(closed, human, spectators)
+
+
+async def workers_scaling(database_url: str, nats_url: str, args: argparse.Namespace) -> None:
+    """Issue 25, target 4: the watching players' 3-5-8 run on a fresh service of one
+    worker, then of `--watching-workers`, with this process (every client: the load
+    generator) capped at `--client-cpu` of a core during each run, so that the clients
+    do not take the second core from the workers (`tests/bench/capped.py`)."""
+    if args.watching_workers < 2 or not args.watching_tables:
+        return
+    runs = []
+    for workers in (1, args.watching_workers):
+        service = ServiceProcess(database_url, nats_url, workers=workers)
+        await service.start()
+        print(f"workers: table service of {workers}, pid {service.pid}", file=sys.stderr)
+        try:
+            await watched(service, THREE_FIVE_EIGHT, 4 * workers, 5.0)  # warm every worker
+            with capped(args.client_cpu) as why_not:
+                run = await watched(
+                    service, THREE_FIVE_EIGHT, args.watching_tables, args.watching_seconds
+                )
+            cap = f"capped at {args.client_cpu:.2f} of a core" if why_not is None else why_not
+            runs.append(replace(run, workers=workers, capped=cap))
+        finally:
+            service.stop()
+    watching.workers_report(runs[0], runs[1], os.cpu_count() or 1)
 
 
 async def watched(
@@ -832,6 +865,25 @@ def parse_arguments() -> argparse.Namespace:
     parser.add_argument("--human-seconds", type=float, default=30.0)
     parser.add_argument("--human-rate", type=float, default=0.2, help="moves/s per table")
     parser.add_argument("--spectators", type=int, default=20, help="0: no spectator run")
+    parser.add_argument(
+        "--spectator-rounds",
+        type=int,
+        default=3,
+        help="spectator runs, each a game with none then a game with them (one table's "
+        "game is the noisiest figure: the median ratio is the one read)",
+    )
+    parser.add_argument(
+        "--watching-workers",
+        type=int,
+        default=2,
+        help="target 4: the watching 3-5-8 run on 1 worker, then on this many (< 2: none)",
+    )
+    parser.add_argument(
+        "--client-cpu",
+        type=float,
+        default=0.5,
+        help="target 4: this process's CPU cap in cores during those runs (a cpu cgroup)",
+    )
     parser.add_argument("--no-fsync", action="store_true", help="embedded PostgreSQL only")
     parser.add_argument("--profile", action="store_true", help="py-spy the largest run")
     parser.add_argument(

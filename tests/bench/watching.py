@@ -21,11 +21,14 @@ from __future__ import annotations
 import asyncio
 import bisect
 import contextlib
+import os
 import random
+import statistics
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import grpc
 
@@ -274,6 +277,12 @@ class Result:
     """CPU seconds of the serving process(es) during the run."""
     client_cpu: float
     """CPU seconds of this bench process (every client, the load generator) in the run."""
+    machine_cpu: float
+    """Busy CPU seconds of the whole machine in the run (every core: the service, the
+    clients, PostgreSQL, NATS, the kernel and anything else running)."""
+    workers: int = 1
+    capped: str | None = None
+    """The clients' CPU cap in force ("0.50 of a core"), else why none; None: not asked."""
 
     @property
     def rate(self) -> float:
@@ -310,6 +319,7 @@ async def play(
             for s in range(t.seats)
         ]
         cpu_before, client_before, started = cpu(), time.process_time(), time.perf_counter()
+        machine_before = machine_busy_seconds()
         go.set()
         done, _ = await asyncio.wait(seats, timeout=seconds)
         stop.set()
@@ -323,6 +333,7 @@ async def play(
         await asyncio.gather(*seats, return_exceptions=True)
         elapsed, used = time.perf_counter() - started, cpu() - cpu_before
         client = time.process_time() - client_before
+        machine = machine_busy_seconds() - machine_before
         for task in done:
             task.result()  # a seat that failed fails the run
         await asyncio.sleep(0.5)  # the streams receive the last moves
@@ -340,8 +351,26 @@ async def play(
         samples.to_every_watcher.extend(table.to_every_watcher())
     streams = len(tables[0].streams) if tables else 0
     return Result(
-        what, game, len(tables), streams, think, len(samples.submit), elapsed, samples, used, client
+        what,
+        game,
+        len(tables),
+        streams,
+        think,
+        len(samples.submit),
+        elapsed,
+        samples,
+        used,
+        client,
+        machine,
     )
+
+
+def machine_busy_seconds() -> float:
+    """Busy CPU seconds of every core since boot (Linux /proc/stat: all but idle and
+    iowait)."""
+    fields = [int(f) for f in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)
+    return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
 
 
 # -- report ---------------------------------------------------------------------------------
@@ -351,6 +380,8 @@ TARGETS = {"3-5-8": (0.6, 1.7), "Khözör": (0.5, 2.0)}
 many times the floor's."""
 TARGET_P99_MS = 50.0
 TARGET_SPECTATOR_RATIO = 1.2
+TARGET_WORKERS_RATIO = 1.6
+"""Issue 25, target 4: two workers' moves/s ≥ this many times one worker's."""
 
 
 def percentile(values: Sequence[float], share: float) -> float:
@@ -413,9 +444,59 @@ def report(
             f"  human pace, {game}: largest table count with SubmitAction p99 and move → "
             f"every watcher p99 ≤ {TARGET_P99_MS:.0f} ms: {best}"
         )
-    for none, some in spectators:
+    ratios = [some.cpu_ms_per_move / none.cpu_ms_per_move for none, some in spectators]
+    if spectators:
+        none, some = spectators[0]
+        each = ", ".join(f"×{r:.2f}" for r in ratios)
         print(
             f"  {some.streams - none.streams} spectators on {some.tables} {some.game} table(s):"
-            f" CPU per move ×{some.cpu_ms_per_move / none.cpu_ms_per_move:.2f} of none "
-            f"(target < {TARGET_SPECTATOR_RATIO})"
+            f" CPU per move ×{statistics.median(ratios):.2f} of none, the median of "
+            f"{len(ratios)} round(s) ({each}; target < {TARGET_SPECTATOR_RATIO})"
         )
+
+
+@dataclass(frozen=True)
+class Law:
+    """Issue 25's scaling law, from one run's CPU per move: N workers on C cores make
+    at most min(N / service, C / machine) moves per second of CPU — each worker is one
+    process on at most one core, and every move also costs the clients, PostgreSQL,
+    NATS and the kernel their share of the same C cores."""
+
+    service_ms: float
+    """One worker's CPU per move (the service's whole tree ÷ moves)."""
+    machine_ms: float
+    """The whole machine's busy CPU per move: the service, clients, PostgreSQL, NATS."""
+
+    @classmethod
+    def of(cls, run: Result) -> Law:
+        return cls(run.cpu_ms_per_move, 1000 * run.machine_cpu / max(run.moves, 1))
+
+    def bound(self, workers: int, cores: float) -> float:
+        """The most moves/s `workers` can make on `cores` cores."""
+        return 1000 * min(workers / self.service_ms, cores / self.machine_ms)
+
+
+def workers_report(one: Result, many: Result, cores: int) -> None:
+    """Target 4: `many.workers` workers against one on the same run, the clients capped,
+    each run's CPU per move by who spent it, and the law's bounds beside the figures."""
+    print(
+        f"\nWorkers (issue 25, target 4): {one.game}, {one.tables} tables watching, closed loop; "
+        f"clients {one.capped or 'not capped'}"
+    )
+    print("  workers  moves/s  service CPU  ms/move: service  clients  rest  machine  bound")
+    for run in (one, many):
+        law = Law.of(run)
+        rest = law.machine_ms - run.cpu_ms_per_move - 1000 * run.client_cpu / max(run.moves, 1)
+        print(
+            f"  {run.workers:>7}{run.rate:>9.0f}{100 * run.cpu_share:>11.0f}%"
+            f"{run.cpu_ms_per_move:>18.2f}{1000 * run.client_cpu / max(run.moves, 1):>9.2f}"
+            f"{rest:>6.2f}{law.machine_ms:>9.2f}{law.bound(run.workers, cores):>7.0f}"
+        )
+    law = Law.of(one)
+    print(
+        f"  {many.workers} workers ÷ 1: moves/s ×{many.rate / one.rate:.2f} (target ≥ "
+        f"{TARGET_WORKERS_RATIO}); the law from one worker's run, min(N / service, C / "
+        f"machine): {many.workers} workers on these {cores} cores ≤ "
+        f"{law.bound(many.workers, cores):.0f} moves/s, on {many.workers} cores free of "
+        f"everything else ≤ {law.bound(many.workers, float('inf')):.0f}"
+    )

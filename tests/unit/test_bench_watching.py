@@ -1,16 +1,25 @@
 """Issue 25's bench harness measures what docs/benchmarks.md says it does.
 
-Benches are never run by `make test`; these check the two definitions their figures rest
+Benches are never run by `make test`; these check the definitions their figures rest
 on, without any server: the floor's push names the version and the seat to move next,
-and move → every watcher is measured to the LAST stream of the table.
+move → every watcher is measured to the LAST stream of the table, the scaling law's
+bound, and the clients' CPU cap (a real cgroup where one is writable).
 """
 
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
+import time
+from pathlib import Path
 
+import psutil
+import pytest
+
+from tests.bench.capped import PERIOD_US, Hierarchy, capped, hierarchy
 from tests.bench.floor import move_request, parse_push, push
-from tests.bench.watching import WatchedTable, percentile
+from tests.bench.watching import Law, Result, Samples, WatchedTable, percentile
 
 
 def test_a_floor_push_is_about_a_row_and_names_the_version_and_the_next_seat() -> None:
@@ -47,3 +56,65 @@ def test_percentile_is_nearest_rank() -> None:
 
     assert percentile(values, 0.99) == 99.0
     assert percentile(values, 0.5) == 50.0
+
+
+def run(moves: int, seconds: float, service: float, machine: float, clients: float = 0.0) -> Result:
+    return Result(
+        "kozyr", "3-5-8", 100, 3, 0.0, moves, seconds, Samples(), service, clients, machine
+    )
+
+
+def test_the_scaling_law_is_bound_by_the_workers_or_by_the_machine_whichever_is_less() -> None:
+    law = Law.of(run(moves=1_000, seconds=2.0, service=2.0, machine=4.0))  # 2 ms, 4 ms a move
+
+    assert (law.service_ms, law.machine_ms) == (2.0, 4.0)
+    assert law.bound(workers=1, cores=2) == 500  # one worker: one core's worth of moves
+    assert law.bound(workers=2, cores=2) == 500  # two: the machine's two cores, 4 ms a move
+    assert law.bound(workers=2, cores=4) == 1_000
+    assert law.bound(workers=2, cores=float("inf")) == 1_000
+
+
+def test_a_cap_is_written_as_a_quota_of_the_period_in_either_cgroup_version(
+    tmp_path: Path,
+) -> None:
+    assert Hierarchy(tmp_path, v2=True).quota_files(0.5) == {"cpu.max": f"50000 {PERIOD_US}"}
+    assert Hierarchy(tmp_path, v2=False).quota_files(0.25) == {
+        "cpu.cfs_period_us": str(PERIOD_US),
+        "cpu.cfs_quota_us": "25000",
+    }
+    assert Hierarchy(tmp_path, v2=True).quota_files(0.001) == {"cpu.max": f"1000 {PERIOD_US}"}
+
+
+def test_no_cpu_controller_is_said_not_pretended(tmp_path: Path) -> None:
+    assert hierarchy(tmp_path) == "no cpu cgroup controller on this machine"
+
+
+def test_a_capped_process_gets_its_share_of_a_core_and_no_more() -> None:
+    """Real cgroups (root on cgroup v1 or v2 with the cpu controller), else skipped: a
+    busy child capped at a fifth of a core is in its own group and uses at most about
+    that (a cap holds under any load; how much more it gets once free depends on the
+    machine's load, so only its way home is checked)."""
+    found = hierarchy()
+    if isinstance(found, str):
+        pytest.skip(found)
+    busy = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        home = Path(f"/proc/{busy.pid}/cgroup").read_text()
+        with capped(0.2, busy.pid) as why_not:
+            assert why_not is None
+            assert f"kozyr-capped-{busy.pid}" in Path(f"/proc/{busy.pid}/cgroup").read_text()
+            assert capped_share(busy.pid, 1.0) < 0.3
+        assert Path(f"/proc/{busy.pid}/cgroup").read_text() == home
+        assert not (found.root / f"kozyr-capped-{busy.pid}").exists()
+    finally:
+        busy.kill()
+        busy.wait()
+
+
+def capped_share(pid: int, seconds: float) -> float:
+    """The share of one core process `pid` used over the next `seconds`."""
+    before, started = psutil.Process(pid).cpu_times(), time.perf_counter()
+    time.sleep(seconds)
+    after = psutil.Process(pid).cpu_times()
+    used: float = after.user + after.system - before.user - before.system
+    return used / (time.perf_counter() - started)
