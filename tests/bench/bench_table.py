@@ -86,6 +86,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 import uuid
 from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass, field, replace
@@ -166,10 +167,21 @@ class ServiceProcess:
     process: subprocess.Popen[bytes] | None = None
     workers: int = 1
     """KOZYR_TABLE_WORKERS: processes serving the one port."""
+    metrics_port: int = field(default_factory=free_port)
+    """Its /metrics (one worker only: the garbage collector's pauses are read there)."""
 
     @property
     def target(self) -> str:
         return f"127.0.0.1:{self.port}"
+
+    def gc_pauses(self) -> watching.GcPauses | None:
+        """The garbage collector's pauses so far (kozyr_gc_pause_seconds); None with
+        several workers (no metrics endpoint: they would share its port)."""
+        if self.workers > 1:
+            return None
+        url = f"http://127.0.0.1:{self.metrics_port}/metrics"
+        with urllib.request.urlopen(url, timeout=10) as reply:
+            return watching.GcPauses.parse(reply.read().decode())
 
     @property
     def pid(self) -> int:
@@ -188,6 +200,8 @@ class ServiceProcess:
             KOZYR_LOG_LEVEL="WARNING",
             KOZYR_TABLE_WORKERS=str(self.workers),
         )
+        if self.workers == 1:
+            env.update(KOZYR_METRICS_HOST="127.0.0.1", KOZYR_METRICS_PORT=str(self.metrics_port))
         return env
 
     async def start(self) -> None:
@@ -741,15 +755,18 @@ async def watched(
     play = watching.play(
         "kozyr", game.name, tables, lambda: tree_cpu_seconds(service.pid), seconds, think
     )
+    before = service.gc_pauses()
     if not profile:
-        return await play
-    with tempfile.TemporaryDirectory() as scratch:
-        collapsed = Path(scratch) / "service.txt"
-        with sampled(service.pid, collapsed):
-            result = await play
-        hotspots(collapsed)
-        keep(collapsed, profile_output)
-    return result
+        result = await play
+    else:
+        with tempfile.TemporaryDirectory() as scratch:
+            collapsed = Path(scratch) / "service.txt"
+            with sampled(service.pid, collapsed):
+                result = await play
+            hotspots(collapsed)
+            keep(collapsed, profile_output)
+    after = service.gc_pauses()
+    return result if before is None or after is None else replace(result, gc=after - before)
 
 
 async def floored(floor: FloorProcess, game: Game, count: int, seconds: float) -> watching.Result:

@@ -283,6 +283,8 @@ class Result:
     workers: int = 1
     capped: str | None = None
     """The clients' CPU cap in force ("0.50 of a core"), else why none; None: not asked."""
+    gc: GcPauses | None = None
+    """The service's garbage collections during the run (one worker only)."""
 
     @property
     def rate(self) -> float:
@@ -373,6 +375,65 @@ def machine_busy_seconds() -> float:
     return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
 
 
+@dataclass(frozen=True)
+class GcPauses:
+    """A process's garbage-collection pauses, from its `kozyr_gc_pause_seconds` histogram:
+    per generation, how many, their total, and the histogram's cumulative buckets."""
+
+    count: dict[str, float]
+    total: dict[str, float]
+    buckets: dict[str, dict[float, float]]
+    """generation → upper bound in seconds → collections that took at most that long."""
+
+    @classmethod
+    def parse(cls, metrics: str) -> GcPauses:
+        count: dict[str, float] = {}
+        total: dict[str, float] = {}
+        buckets: dict[str, dict[float, float]] = {}
+        for line in metrics.splitlines():
+            if not line.startswith("kozyr_gc_pause_seconds"):
+                continue
+            series, _, value = line.rpartition(" ")
+            name, _, labels = series.partition("{")
+            fields = dict(f.split("=", 1) for f in labels.rstrip("}").split(",") if f)
+            generation = fields["generation"].strip('"')
+            if name.endswith("_count"):
+                count[generation] = float(value)
+            elif name.endswith("_sum"):
+                total[generation] = float(value)
+            elif name.endswith("_bucket"):
+                bound = float(fields["le"].strip('"'))
+                buckets.setdefault(generation, {})[bound] = float(value)
+        return cls(count, total, buckets)
+
+    def __sub__(self, earlier: GcPauses) -> GcPauses:
+        """The pauses between two readings."""
+        return GcPauses(
+            {g: n - earlier.count.get(g, 0.0) for g, n in self.count.items()},
+            {g: t - earlier.total.get(g, 0.0) for g, t in self.total.items()},
+            {
+                g: {b: n - earlier.buckets.get(g, {}).get(b, 0.0) for b, n in bounds.items()}
+                for g, bounds in self.buckets.items()
+            },
+        )
+
+    def longest(self, generation: str) -> float:
+        """An upper bound of the longest pause of `generation`: the least bucket bound
+        that holds all of them (0 when there was none)."""
+        everything = self.count.get(generation, 0.0)
+        if not everything:
+            return 0.0
+        bounds = sorted(self.buckets.get(generation, {}).items())
+        return next((b for b, n in bounds if n >= everything), float("inf"))
+
+    def summary(self) -> str:
+        return ", ".join(
+            f"gen{g} {self.count[g]:.0f} in {1000 * self.total.get(g, 0.0):.0f} ms "
+            f"(longest ≤ {1000 * self.longest(g):g} ms)"
+            for g in sorted(self.count)
+        )
+
+
 # -- report ---------------------------------------------------------------------------------
 
 TARGETS = {"3-5-8": (0.6, 1.7), "Khözör": (0.5, 2.0)}
@@ -423,6 +484,10 @@ def report(
     runs = [*(r for pair in closed for r in pair), *human, *(r for p in spectators for r in p)]
     for r in runs:
         print(line(r))
+    for r in runs:
+        if r.gc is not None:
+            loop = "closed" if not r.think else f"open {1 / r.think:.1f}/s"
+            print(f"  garbage collector, {r.game} {r.tables} tables {loop}: {r.gc.summary()}")
     for kozyr, floor in closed:
         rate_target, cpu_target = TARGETS[kozyr.game]
         print(

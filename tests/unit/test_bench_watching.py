@@ -16,10 +16,14 @@ from pathlib import Path
 
 import psutil
 import pytest
+from prometheus_client import CollectorRegistry, Histogram, generate_latest
 
+from kozyr.runtime.metrics import GC_PAUSE_SECONDS
 from tests.bench.capped import PERIOD_US, Hierarchy, capped, hierarchy
 from tests.bench.floor import move_request, parse_push, push
-from tests.bench.watching import Law, Result, Samples, WatchedTable, percentile
+from tests.bench.watching import GcPauses, Law, Result, Samples, WatchedTable, percentile
+
+GC_BUCKETS = GC_PAUSE_SECONDS._upper_bounds[:-1]  # the service's own buckets, without +Inf
 
 
 def test_a_floor_push_is_about_a_row_and_names_the_version_and_the_next_seat() -> None:
@@ -118,3 +122,29 @@ def capped_share(pid: int, seconds: float) -> float:
     after = psutil.Process(pid).cpu_times()
     used: float = after.user + after.system - before.user - before.system
     return used / (time.perf_counter() - started)
+
+
+def gc_metrics(pauses: dict[str, list[float]]) -> str:
+    """The exposition text of a `kozyr_gc_pause_seconds` histogram that saw `pauses`."""
+    registry = CollectorRegistry()
+    histogram = Histogram(
+        "kozyr_gc_pause_seconds", "pauses", ["generation"], registry=registry, buckets=GC_BUCKETS
+    )
+    for generation, seconds in pauses.items():
+        for pause in seconds:
+            histogram.labels(generation).observe(pause)
+    return generate_latest(registry).decode()
+
+
+def test_gc_pauses_between_two_readings_are_counted_summed_and_bounded() -> None:
+    earlier = GcPauses.parse(gc_metrics({"0": [0.0002], "2": [0.3]}))
+    later = GcPauses.parse(gc_metrics({"0": [0.0002, 0.0004, 0.0008], "2": [0.3, 0.02, 0.04]}))
+
+    between = later - earlier
+
+    assert between.count == {"0": 2, "2": 2}
+    assert between.total["2"] == pytest.approx(0.06)
+    assert between.longest("2") == 0.05  # 0.04 s: the least bucket holding both
+    assert between.longest("0") == 0.001
+    assert between.longest("1") == 0.0
+    assert between.summary().startswith("gen0 2 in 1 ms (longest ≤ 1 ms), gen2 2 in 60 ms")

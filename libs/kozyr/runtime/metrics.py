@@ -9,7 +9,9 @@ define their own metrics the same way, with the `kozyr_` prefix.
 from __future__ import annotations
 
 import functools
+import gc
 import threading
+import time
 from dataclasses import dataclass
 from typing import Any
 from wsgiref.simple_server import WSGIServer
@@ -28,6 +30,39 @@ GRPC_HANDLING_SECONDS = Histogram(
     ["grpc_service", "grpc_method"],
     buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30),
 )
+
+
+GC_PAUSE_SECONDS = Histogram(
+    "kozyr_gc_pause_seconds",
+    "How long each garbage collection stopped the process, by generation: every call in "
+    "flight waits it out, so a long one is a latency tail no queue explains.",
+    ["generation"],
+    buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5),
+)
+
+
+class _GcPauses:
+    """A `gc.callbacks` entry timing each collection from its start to its stop."""
+
+    def __init__(self) -> None:
+        self.started = 0.0
+        self.series = [GC_PAUSE_SECONDS.labels(str(g)) for g in range(3)]
+
+    def __call__(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self.started = time.perf_counter()
+        else:
+            self.series[info["generation"]].observe(time.perf_counter() - self.started)
+
+
+_GC_PAUSES = _GcPauses()
+
+
+def watch_gc_pauses() -> None:
+    """Record every garbage collection's pause in `kozyr_gc_pause_seconds` from now on
+    (once per process, however often called: a process's metrics endpoint calls it)."""
+    if _GC_PAUSES not in gc.callbacks:
+        gc.callbacks.append(_GC_PAUSES)
 
 
 def split_method(full_method: str) -> tuple[str, str]:
@@ -75,6 +110,8 @@ class MetricsServer:
 
 
 def start_metrics_server(host: str, port: int) -> MetricsServer:
-    """Serve the process' metrics over HTTP at http://host:port/metrics (port 0: any free)."""
+    """Serve the process' metrics over HTTP at http://host:port/metrics (port 0: any free),
+    garbage collections' pauses among them."""
+    watch_gc_pauses()
     server, thread = start_http_server(port, addr=host)
     return MetricsServer(server, thread)
