@@ -88,9 +88,10 @@ import tempfile
 import time
 import urllib.request
 import uuid
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TypeVar
 
 import asyncpg
 import grpc
@@ -112,6 +113,7 @@ from tests.bench.capped import capped
 from tests.bench.floor import FloorProcess, FloorResult, run_floor
 from tests.support.tables import PlayerClient
 
+T = TypeVar("T")
 JWT_KEY = "kozyr-bench-secret-kozyr-bench-secret-0123456789"
 START_TIMEOUT = 60.0
 FLOOR_CALLS = 6_000
@@ -525,6 +527,18 @@ def hotspots(collapsed: Path, top: int = 25) -> None:
             print(f"    {100 * count / max(total, 1):5.1f}%  {frame}")
 
 
+async def profiled(play: Awaitable[T], pid: int, output: Path | None) -> T:
+    """`play` awaited while py-spy samples process `pid`: its busiest functions printed,
+    the collapsed stacks copied to `output` (--profile-output), if given."""
+    with tempfile.TemporaryDirectory() as scratch:
+        collapsed = Path(scratch) / "service.txt"
+        with sampled(pid, collapsed):
+            result = await play
+        hotspots(collapsed)
+        keep(collapsed, output)
+    return result
+
+
 def keep(collapsed: Path, output: Path | None) -> None:
     """Copy the collapsed stacks to `output` (--profile-output), if given."""
     if output is not None:
@@ -756,15 +770,7 @@ async def watched(
         "kozyr", game.name, tables, lambda: tree_cpu_seconds(service.pid), seconds, think
     )
     before = service.gc_pauses()
-    if not profile:
-        result = await play
-    else:
-        with tempfile.TemporaryDirectory() as scratch:
-            collapsed = Path(scratch) / "service.txt"
-            with sampled(service.pid, collapsed):
-                result = await play
-            hotspots(collapsed)
-            keep(collapsed, profile_output)
+    result = await (profiled(play, service.pid, profile_output) if profile else play)
     after = service.gc_pauses()
     return result if before is None or after is None else replace(result, gc=after - before)
 
@@ -812,17 +818,11 @@ async def measure(
     capped = not args.full and count >= args.cap_from
     print(f"{game.name}: {count} table(s) …", file=sys.stderr)
     play = run(service, count, args.max_actions if capped else None, game)
-    profiled = args.profile and service.workers == 1 and not args.watching_tables
-    if not (profiled and game is THREE_FIVE_EIGHT and count == max(args.tables)):
-        result = await play
+    profile = args.profile and service.workers == 1 and not args.watching_tables
+    if profile and game is THREE_FIVE_EIGHT and count == max(args.tables):
+        result = await profiled(play, service.pid, args.profile_output)
     else:
-        with tempfile.TemporaryDirectory() as scratch:
-            collapsed = Path(scratch) / "service.txt"
-            with sampled(service.pid, collapsed):
-                result = await play
-            hotspots(collapsed)
-            if args.profile_output is not None:
-                args.profile_output.write_text(collapsed.read_text())
+        result = await play
     return replace(result, floor=floors[count])
 
 

@@ -295,6 +295,16 @@ class Result:
         return 1000 * self.cpu / max(self.moves, 1)
 
     @property
+    def client_ms_per_move(self) -> float:
+        """The clients' (this bench process's) CPU per move."""
+        return 1000 * self.client_cpu / max(self.moves, 1)
+
+    @property
+    def machine_ms_per_move(self) -> float:
+        """The whole machine's busy CPU per move."""
+        return 1000 * self.machine_cpu / max(self.moves, 1)
+
+    @property
     def cpu_share(self) -> float:
         """Share of one core the serving process(es) used."""
         return self.cpu / self.seconds
@@ -534,7 +544,7 @@ class Law:
 
     @classmethod
     def of(cls, run: Result) -> Law:
-        return cls(run.cpu_ms_per_move, 1000 * run.machine_cpu / max(run.moves, 1))
+        return cls(run.cpu_ms_per_move, run.machine_ms_per_move)
 
     def bound(self, workers: int, cores: float) -> float:
         """The most moves/s `workers` can make on `cores` cores."""
@@ -551,10 +561,10 @@ def workers_report(one: Result, many: Result, cores: int) -> None:
     print("  workers  moves/s  service CPU  ms/move: service  clients  rest  machine  bound")
     for run in (one, many):
         law = Law.of(run)
-        rest = law.machine_ms - run.cpu_ms_per_move - 1000 * run.client_cpu / max(run.moves, 1)
+        rest = run.machine_ms_per_move - run.cpu_ms_per_move - run.client_ms_per_move
         print(
             f"  {run.workers:>7}{run.rate:>9.0f}{100 * run.cpu_share:>11.0f}%"
-            f"{run.cpu_ms_per_move:>18.2f}{1000 * run.client_cpu / max(run.moves, 1):>9.2f}"
+            f"{run.cpu_ms_per_move:>18.2f}{run.client_ms_per_move:>9.2f}"
             f"{rest:>6.2f}{law.machine_ms:>9.2f}{law.bound(run.workers, cores):>7.0f}"
         )
     law = Law.of(one)

@@ -48,7 +48,7 @@ def free_port() -> int:
     records its picks in one ledger (a file locked with flock) and never takes a port
     handed out within the hour; a server that restarts on its port within that hour (the
     restart tests) keeps it to itself. Processes that keep no ledger are kept out by the
-    range: the port is drawn below the kernel's ephemeral range (`_PICKED_PORTS`), where
+    range: the port is drawn below the kernel's ephemeral range (`_picked_ports`), where
     neither a bind to port 0 nor Docker publishing a container's port ever lands (Docker
     draws from the same ephemeral range: two side-by-side runs once failed a
     testcontainers start on "address already in use").
