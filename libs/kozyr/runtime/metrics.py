@@ -46,6 +46,8 @@ class _GcPauses:
 
     def __init__(self) -> None:
         self.started = 0.0
+        # Resolved once, never in the callback: `labels()` takes the metric's lock, and a
+        # collection can start in a thread holding it (a scrape copying the children).
         self.series = [GC_PAUSE_SECONDS.labels(str(g)) for g in range(3)]
 
     def __call__(self, phase: str, info: dict[str, int]) -> None:
