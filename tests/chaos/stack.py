@@ -251,6 +251,9 @@ async def _companions(
     matchmaking = beside(
         MatchmakingProcess, "matchmaking0",
         KOZYR_DATABASE_URL=matchmaking_url, KOZYR_MATCHMAKING_TICK_SECONDS="0.5",
+        # its silent players never set a client seed: every first deal waits for the
+        # clock's expiry of its seed window, faults or not (short, to keep tables moving)
+        KOZYR_MATCHMAKING_SEED_WINDOW_SECONDS="2",
     )  # fmt: skip
     await asyncio.gather(clock.start(), bots.start(), matchmaking.start())
     return clock, bots, matchmaking

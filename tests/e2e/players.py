@@ -24,6 +24,7 @@ from kozyr.api.table.v1 import actions_pb2, views_pb2
 from kozyr.api.table.v1 import table_service_pb2 as pb
 from kozyr.client import TableClient
 from kozyr.client.table import new_request_id
+from kozyr.games.decider import CLIENT_SEED
 from kozyr.runtime.errors import error_details
 from tests.support.tables import Seat, token
 
@@ -211,8 +212,21 @@ class ScriptedClient:
                 return
             await self._act(client, view)
 
+    async def _contribute(self, client: TableClient, view: views_pb2.TableView) -> None:
+        """Set the seat's client seed when the first deal waits for it, as a player's
+        client does (docs/fair-deal.md §9): a random one, too late is no matter."""
+        if view.turn.kind != CLIENT_SEED or self.log.seat not in view.turn.seats:
+            return
+        try:
+            await client.set_client_seed(self.table_id, view.next_deal.number)
+        except grpc.aio.AioRpcError as refused:  # dealt meanwhile (the window closed)
+            if refused.code() != grpc.StatusCode.FAILED_PRECONDITION:
+                raise
+
     async def _act(self, client: TableClient, view: views_pb2.TableView | None) -> None:
         """Move while the freshest view says it is our turn (a reply may say so again)."""
+        if view is not None and self.log.seat is not None:
+            await self._contribute(client, view)
         while view is not None and view.version > self._acted_on and not view.finished:
             action = self.choose(view) if self.choose is not None else None
             if action is None:

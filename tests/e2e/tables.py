@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from kozyr.api.common.v1 import games_pb2
+from kozyr.api.table.v1 import table_service_pb2 as pb
 from kozyr.api.table.v1 import views_pb2
 from kozyr.client import TableClient
 from kozyr.runtime.auth import Role
@@ -49,12 +50,15 @@ class PlayedGame:
         return [*self.seats, self.spectator]
 
 
-async def open_table(target: str, game: games_pb2.Game.ValueType) -> tuple[str, list[str]]:
-    """A new table of `game` with freshly named players; (table id, players by seat)."""
+async def open_table(
+    target: str, game: games_pb2.Game.ValueType, table: pb.TableOptions | None = None
+) -> tuple[str, list[str]]:
+    """A new table of `game` with freshly named players; (table id, players by seat);
+    `table`: the table's own options."""
     tag = uuid.uuid4().hex[:8]
     players = [f"p{seat}-{tag}" for seat in range(SEATS[game])]
     async with TableClient(target, token("matchmaker", Role.SERVICE)) as matchmaker:
-        created = await matchmaker.create_table(game, players)
+        created = await matchmaker.create_table(game, players, table=table)
     return created.table_id, players
 
 

@@ -1,8 +1,9 @@
 """Seed scheme 2 end to end (docs/fair-deal.md §9): a whole 3-5-8 game against the table
 service process, each seat's client setting its own client seed for every next deal
 through SetClientSeed as soon as its view offers one (seat 0 types the same one every
-deal, the others take the client library's random ones). Every deal from the second
-on is the HMAC derivation of its committed server seed and exactly those seeds, no
+deal, the others take the client library's random ones). The table has a seed window,
+so the first deal waits for the three seeds and is dealt by the last. Every deal, the
+first included, is the HMAC derivation of its committed server seed and exactly those seeds, no
 seat ever saw a server seed before its reveal, and `kozyr verify` re-derives it all."""
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import grpc
 import pytest
 
 from kozyr.api.common.v1 import games_pb2
+from kozyr.api.table.v1 import table_service_pb2 as table_pb
 from kozyr.api.table.v1 import views_pb2
 from kozyr.client import TableClient
 from kozyr.client.table import random_client_seed
@@ -31,6 +33,9 @@ pytestmark = pytest.mark.e2e
 
 GAME_TIMEOUT = 120.0
 TYPED = "seat zero's own words"
+WINDOW_SECONDS = 600
+"""Longer than the test: the first deal is dealt by the last seat's seed, not the clock
+(none runs here)."""
 
 
 class SeedingClient(ScriptedClient):
@@ -45,8 +50,8 @@ class SeedingClient(ScriptedClient):
         self.seeds: dict[int, str] = {}
         """Per deal, the client seed the service took from this seat."""
 
-    async def _act(self, client: TableClient, view: views_pb2.TableView | None) -> None:
-        if view is not None and view.HasField("next_deal"):
+    async def _contribute(self, client: TableClient, view: views_pb2.TableView) -> None:
+        if view.HasField("next_deal"):
             deal = view.next_deal.number
             if deal not in self.seeds:
                 chosen = self.typed or random_client_seed()  # what the library picks
@@ -57,7 +62,6 @@ class SeedingClient(ScriptedClient):
                         raise
                     chosen = ""
                 self.seeds[deal] = chosen
-        await super()._act(client, view)
 
 
 @pytest.fixture(scope="module")
@@ -67,7 +71,8 @@ async def seeded(
     log_dir: Path = tmp_path_factory.mktemp("client_seeds")
     async with deployment_for_module(infra, log_dir) as deployment:
         game = games_pb2.GAME_THREE_FIVE_EIGHT
-        table_id, players = await open_table(deployment.target, game)
+        window = table_pb.TableOptions(seed_window_seconds=WINDOW_SECONDS)
+        table_id, players = await open_table(deployment.target, game, window)
         target: Callable[[], str] = lambda: deployment.target  # noqa: E731
         seats = [
             SeedingClient(target, table_id, player, seat, TYPED if seat == 0 else None)
@@ -86,7 +91,8 @@ async def test_every_later_deal_is_derived_from_the_seeds_the_seats_set(
     game, seats = seeded
     deals = list(game.admin_final.deals)
     assert len(deals) == 18
-    assert list(deals[0].client_seeds) == ["", "", ""], "deal 1 is dealt as the table opens"
+    assert all(deals[0].client_seeds), "deal 1 waited for every seat's seed"
+    assert deals[0].client_seeds[0] == TYPED
     for deal in deals:
         assert deal.scheme == seeding.CLIENT_SEEDS
         server_seed = bytes.fromhex(deal.server_seed)
@@ -94,8 +100,7 @@ async def test_every_later_deal_is_derived_from_the_seeds_the_seats_set(
         client_seeds = tuple(deal.client_seeds)
         derived = seeding.derive_seed(server_seed, client_seeds, game.table_id, deal.number)
         assert deal.seed == derived.hex()
-        if deal.number > 1:
-            assert client_seeds == tuple(s.seeds.get(deal.number, "") for s in seats)
+        assert client_seeds == tuple(s.seeds.get(deal.number, "") for s in seats)
     later = [tuple(d.client_seeds) for d in deals[1:]]
     assert sum(all(seeds) for seeds in later) >= len(later) - 1, "the seats took part"
     assert all(seeds[0] in (TYPED, "") for seeds in later)

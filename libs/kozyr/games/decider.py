@@ -93,15 +93,21 @@ def _value_check(hint: Any) -> _Check:
 
 CHANCE = "chance"
 """Turn kind meaning the table itself must act: supply a seed (shuffle, draw)."""
+CLIENT_SEED = "client_seed"
+"""Turn kind of no game: the table's first deal waits for the players' client seeds
+(SetClientSeed, docs/fair-deal.md §9); its seats are those still to set one, and at its
+deadline the deal is dealt without them. No move is legal then."""
 
 
 @dataclass(frozen=True, slots=True)
 class Turn:
     """Who must act next and what kind of decision it is.
 
-    `number` grows by one at every new decision: the clock keys its timers and the
-    table's ExpireTurn its idempotency on it. `seats` are the seats that may act —
-    one seat, or a whole team when any of them may confirm (Khözör's opener).
+    `number` grows by one at every new decision, a chance step (a deal) included: the
+    clock keys its timers and the table's ExpireTurn its idempotency on it, the table's
+    own CLIENT_SEED turn too (it takes the number of the chance step it holds).
+    `seats` are the seats that may act — one seat, or a whole team when any of them
+    may confirm (Khözör's opener).
     `kind` is a game-specific decision name, or CHANCE when the table must supply
     a seed, or "over" when the game has ended. `seconds` is the time the seats have
     for this decision (the game's option), None when nobody is on the clock.

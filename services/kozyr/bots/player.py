@@ -34,6 +34,7 @@ from kozyr.bots.levels import Level, NoMove, announced, choose, game_level
 from kozyr.bots.metrics import DECISION_SECONDS, MOVES, REFUSED
 from kozyr.bots.search import DEFAULT_BUDGET_MS, Budget
 from kozyr.client.caller import ServiceCaller
+from kozyr.games.decider import CLIENT_SEED
 from kozyr.games.info import Searcher
 from kozyr.runtime.errors import error_reason
 from kozyr.runtime.tracing import continued_from
@@ -94,6 +95,8 @@ class Player:
         if event is None:
             return
         started = event.turn_started
+        if started.kind == CLIENT_SEED:  # the first deal waits for players' seeds: no move
+            return
         computer = [s.seat for s in started.seats if s.control == seats_pb2.SEAT_CONTROL_COMPUTER]
         if computer:
             with continued_from(

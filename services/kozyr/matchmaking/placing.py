@@ -55,12 +55,16 @@ class Placer:
         *,
         complete_after: float,
         delay: float = 0.0,
+        seed_window: int = 0,
     ) -> None:
+        """`seed_window`: the seconds every table's first deal waits for its players'
+        client seeds (`TableOptions.seed_window_seconds`)."""
         self._book = book
         self._tables = tables
         self._clock = clock
         self._complete_after = complete_after
         self._delay = delay
+        self._seed_window = seed_window
         self._running: dict[str, asyncio.Task[str | None]] = {}
 
     def place_soon(self, match: Match) -> asyncio.Task[str | None]:
@@ -90,7 +94,7 @@ class Placer:
             return None
 
     async def _create(self, match: Match) -> str | None:
-        request = create_table_request(match)
+        request = create_table_request(match, self._seed_window)
         try:
             async with asyncio.timeout(CALL_SECONDS):
                 response = await self._tables.table.create(request)

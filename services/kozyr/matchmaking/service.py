@@ -127,6 +127,7 @@ class MatchmakingService:
             self.book, self.tables, self.clock,
             complete_after=settings.matchmaking_complete_after_seconds,
             delay=settings.matchmaking_create_delay_seconds,
+            seed_window=settings.matchmaking_seed_window_seconds,
         )  # fmt: skip
         self.server = GrpcServer(
             settings,

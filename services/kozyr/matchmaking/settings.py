@@ -45,6 +45,13 @@ class MatchmakingSettings(Settings):
         description="How long CreatePrivateTable waits for its table before answering "
         "UNAVAILABLE TABLE_OPENING (the table is still opened: a retry returns it).",
     )
+    matchmaking_seed_window_seconds: int = Field(
+        15,
+        ge=0,
+        le=600,
+        description="Seconds every table's first deal waits for its players' client seeds "
+        "(TableOptions.seed_window_seconds; dealt at once when all have set one); 0: none.",
+    )
     matchmaking_clock_offset_file: Path | None = Field(
         None, description="Tests only: a file with the seconds the clock runs ahead."
     )

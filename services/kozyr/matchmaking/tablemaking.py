@@ -4,6 +4,9 @@ The request id is `match:<match id>`, and the table service derives the table id
 the caller (matchmaking's service identity, the same for every replica) and that
 request id: whichever replica sends it, however often, one table is opened. Tables of
 queue matches are opened with hints off (`TableOptions.hints_off`); private ones not.
+Every table's first deal waits `seed_window` seconds for the players' client seeds
+(`TableOptions.seed_window_seconds`, docs/fair-deal.md §9), so no deal of a player's
+game is the service's seed alone.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ LEVELS = {
 }
 
 
-def create_table_request(match: Match) -> table_pb.CreateTableRequest:
+def create_table_request(match: Match, seed_window: int = 0) -> table_pb.CreateTableRequest:
     request = table_pb.CreateTableRequest(
         request_id=match.request_id,
         game=game_by_id(match.game).code,  # type: ignore[arg-type]  # an open enum
@@ -36,6 +39,8 @@ def create_table_request(match: Match) -> table_pb.CreateTableRequest:
     # from the table). A private table (a party's own, no ticket) allows them.
     if match.tickets:  # set only then: a private table's request keeps its old shape
         request.table.hints_off = True
+    if seed_window:
+        request.table.seed_window_seconds = seed_window
     return request
 
 

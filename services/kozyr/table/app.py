@@ -211,8 +211,10 @@ class TableApp:
         computer_level: str = model.DEFAULT_COMPUTER_LEVEL,
         hints_off: bool = False,
         open_hand_delay: int = 0,
+        seed_window: int = 0,
     ) -> Outcome:
-        """Open a table and draw its first chance (dealer/opening team, first deal).
+        """Open a table and draw its first chance (dealer/opening team, first deal —
+        held for the players' client seeds when the table has a `seed_window`).
 
         The table id derives from the creator and request id, so a retried creation
         lands on the same stream and returns the same table; the same request id with
@@ -227,6 +229,7 @@ class TableApp:
                 cover_after_seconds,
                 computer_level,
                 open_hand_delay,
+                seed_window,
             )
         except model.TableSetupError as err:
             raise InvalidArgument("INVALID_TABLE_SETUP", str(err)) from None
@@ -242,6 +245,7 @@ class TableApp:
             hints_off,
             self._seed_scheme,
             open_hand_delay,
+            seed_window if self._seed_scheme == seeding.CLIENT_SEEDS else 0,
         )
         opened = decision.draw_chance(model.start(created), [created], self._new_seed)
         append = self._append_of(None, opened, request_id, actor)
@@ -395,7 +399,8 @@ class TableApp:
                 raise too_many_taps(limit.taps, int(limit.window.total_seconds()), wait)
 
     async def expire_turn(self, table_id: str, turn_number: int, actor: Actor) -> Outcome:
-        """Play the default move of `turn_number` if that turn is still open.
+        """Play the default move of `turn_number` if that turn is still open — or, for
+        the first deal's CLIENT_SEED turn, deal it without the seeds still missing.
 
         Idempotent per turn: the request id is derived from the turn number, and a
         turn that has already moved on is left alone (applied=False).
@@ -404,7 +409,9 @@ class TableApp:
         def plan(table: Table) -> Decision | Settled[Table]:
             if not _is_open(table, turn_number):
                 return Settled(table)  # the turn is closed
-            seat = min(table.game.turn(table.state).seats)
+            if table.awaiting_seeds:  # the seed window is over
+                return decision.draw_chance(table, [], self._new_seed, window_closed=True)
+            seat = min(table.turn.seats)
             return self._decide(table, table.game.default_command(table.state, seat))
 
         key = expiry_key(turn_number)
@@ -463,7 +470,8 @@ class TableApp:
     ) -> Outcome:
         """Record `seat`'s client seed for `deal` (docs/fair-deal.md §9): only for the
         next deal, after its server seed is committed and before it is dealt; a deal
-        already dealt is refused (DEAL_ALREADY_STARTED) and keeps its seed."""
+        already dealt is refused (DEAL_ALREADY_STARTED) and keeps its seed. The last
+        seed a held first deal waits for deals it in the same append."""
 
         def plan(table: Table) -> Decision | Settled[Table]:
             if check is not None:
@@ -485,7 +493,8 @@ class TableApp:
                     else deal_not_open
                 )
                 raise refusal(refused.deal, refused.next_deal) from None
-            return Decision((event,), model.apply(table, event, table.turn_deadline))
+            seeded = model.apply(table, event, table.turn_deadline)
+            return decision.draw_chance(seeded, [event], self._new_seed)
 
         key = fingerprint(seeding.ClientSeedSet(seat, deal, client_seed))
         return await self._commit(table_id, plan, request_id, actor, key)
@@ -515,7 +524,7 @@ class TableApp:
         (`kozyr.table.domain.public`) queued in the same transaction. `expiry`: the clock's
         default move of `before`'s turn (its public events say the turn expired)."""
         after, events = planned.after, planned.events
-        turn = after.game.turn(after.state)
+        turn = after.turn
         deadline = self._deadline(before, after, turn)
         metadata = {
             "actor": actor.subject,
@@ -540,7 +549,7 @@ class TableApp:
         """
         if after.is_over or not turn.seats:
             return None
-        same_turn = before is not None and before.game.turn(before.state).number == turn.number
+        same_turn = before is not None and before.turn.number == turn.number
         if same_turn and before is not None and before.turn_deadline is not None:
             return before.turn_deadline.isoformat()
         if turn.seconds is None:
@@ -623,7 +632,7 @@ def _kind(before: Table | None, events: Sequence[Any]) -> str:
 
 
 def _is_open(table: Table, turn_number: int) -> bool:
-    turn = table.game.turn(table.state)
+    turn = table.turn
     return not table.is_over and turn.number == turn_number and bool(turn.seats)
 
 

@@ -21,6 +21,7 @@ from kozyr.api.table.v1 import events_pb2, views_pb2
 from kozyr.api.table.v1 import table_service_pb2 as pb
 from kozyr.bus.schedules import schedule_stream_name
 from kozyr.client import TableClient
+from kozyr.games.decider import CLIENT_SEED
 from kozyr.runtime.auth import Role
 from kozyr.runtime.errors import error_details
 from tests.e2e.clock.conftest import ClockServiceProcess, ClockStack
@@ -39,13 +40,17 @@ QUIET = {"clock_cover_after_seconds": 3600}
 
 
 async def _open_tables(
-    stack: ClockStack, count: int, turn_seconds: int = TURN_SECONDS
+    stack: ClockStack, count: int, turn_seconds: int = TURN_SECONDS, seed_window: int = 0
 ) -> list[str]:
+    """`seed_window`: the first deal's (TableOptions.seed_window_seconds; 0: none)."""
     options = pb.ThreeFiveEightOptions(turn_seconds=turn_seconds)
+    table = pb.TableOptions(seed_window_seconds=seed_window)
     async with TableClient(stack.table.target, token("matchmaker", Role.SERVICE)) as mm:
         created = await asyncio.gather(
             *(
-                mm.create_table(games_pb2.GAME_THREE_FIVE_EIGHT, PLAYERS, three_five_eight=options)
+                mm.create_table(
+                    games_pb2.GAME_THREE_FIVE_EIGHT, PLAYERS, table=table, three_five_eight=options
+                )
                 for _ in range(count)
             )
         )
@@ -60,17 +65,19 @@ async def tap(clock_stack: ClockStack) -> AsyncIterator[PublicTap]:
     await tapped.close()
 
 
-THREE_FIVE_EIGHT_KINDS = {"contract", "discard", "exchange_give", "play"}
-"""Every kind of 3-5-8 decision the clock can time. The exchange first comes in deal 2:
-the first deal has none (RULES.md)."""
+THREE_FIVE_EIGHT_KINDS = {CLIENT_SEED, "contract", "discard", "exchange_give", "play"}
+"""Every kind of 3-5-8 decision the clock can time: the first deal's seed window (the
+table's own turn, at a table that has one), then the game's. The exchange first comes in
+deal 2: the first deal has none (RULES.md)."""
 
 
 @pytest.mark.timeout(300)
 async def test_expiries_alone_carry_a_3_5_8_table_through_every_kind_of_turn(
     clock_stack: ClockStack, tap: PublicTap
 ) -> None:
-    """Nobody plays: the clock's expiries alone play two whole deals — every kind of
-    3-5-8 turn, each deal scored and the next one dealt — and the table verifies.
+    """Nobody plays: the clock's expiries alone play two whole deals — the first deal's
+    seed window (nobody sets a client seed: the expiry deals it), every kind of 3-5-8
+    turn, each deal scored and the next one dealt — and the table verifies.
 
     Why two deals and not the 18 of a game (about 950 turns at NATS's 250 ms schedule
     tick: four minutes): what the clock and the table do per turn does not change from
@@ -82,12 +89,16 @@ async def test_expiries_alone_carry_a_3_5_8_table_through_every_kind_of_turn(
     whose ending takes the same path (the table's `is_over`, whatever the game).
     """
     await clock_stack.start_clock(clock_time_offset_seconds=OFFSET, **QUIET)
-    (table_id,) = await _open_tables(clock_stack, 1)
+    (table_id,) = await _open_tables(clock_stack, 1, seed_window=TURN_SECONDS)
     started = asyncio.get_running_loop().time()
 
     def two_deals_and_every_kind_expired() -> bool:
-        kinds = {s.event.turn_started.kind for s in tap.of(table_id, "turn_started")}
-        return len(tap.of(table_id, "deal_ended")) >= 2 and kinds >= THREE_FIVE_EIGHT_KINDS
+        kinds = {
+            s.event.turn_started.number: s.event.turn_started.kind
+            for s in tap.of(table_id, "turn_started")
+        }
+        expired = {kinds[n] for n in tap.expired(table_id) if n in kinds}
+        return len(tap.of(table_id, "deal_ended")) >= 2 and expired >= THREE_FIVE_EIGHT_KINDS
 
     await tap.wait_for(two_deals_and_every_kind_expired, seconds=240)
     took = asyncio.get_running_loop().time() - started

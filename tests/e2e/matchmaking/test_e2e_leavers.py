@@ -7,11 +7,12 @@ earlier table (an `AbandonJudged` in matchmaking's log before it starts: one gam
 gives a cooldown, not a first warning). At the table Lev's app goes silent: the clock
 covers his seat (offline after 1 s, covered 1 s later: the clock's default cover time,
 which a table may not set below 30 s through matchmaking), the bots play it to the end
-while Pia and Pal play theirs. Then: Lev's rating fell and his table is marked
-abandoned; his partners', though their team lost, did not; his next ticket (alone, or
-in Pia's party) is refused with ABANDON_COOLDOWN whose metadata and message give the
-cooldown's end, 5 minutes after the judgement in the log; an admin's LiftLeaverPenalty
-lets his next ticket in.
+while Pia and Pal play theirs (their clients set their client seeds; his never does, so
+the first deal is dealt by the clock at its seed window's end). Then: Lev's rating fell
+and his table is marked abandoned; his partners', though their team lost, did not; his
+next ticket (alone, or in Pia's party) is refused with ABANDON_COOLDOWN whose metadata
+and message give the cooldown's end, 5 minutes after the judgement in the log; an
+admin's LiftLeaverPenalty lets his next ticket in.
 """
 
 from __future__ import annotations
@@ -49,6 +50,9 @@ NEW_SKILL = (25.0, 25 / 3)
 """A player's (mu, sigma) before his first rated table."""
 SECOND_STRIKE = timedelta(minutes=5)
 """The 2nd strike's cooldown (docs/leavers.md)."""
+SEED_WINDOW = 3
+"""Seconds the first deal waits for the players' client seeds: Lev never sends his, so
+the clock deals it at the deadline (docs/fair-deal.md §9)."""
 
 
 @pytest.fixture
@@ -131,6 +135,11 @@ async def play_without_him(stack: MatchmakingStack, clocks: ClockStack) -> tuple
         await play_table(partners, GAME_SECONDS)
     final = await watcher.get_table(table_id)
     assert final.finished
+    first = list(final.deals[0].client_seeds)
+    assert [bool(first[seat[p]]) for p in (LEAVER, *PARTNERS)] == [False, True, True], (
+        "the first deal waited for the partners' seeds, and the clock dealt it without his"
+    )
+    assert not any(first[s.seat] for s in final.seats if not s.player_id), "computers: none"
     assert final.seats[seat[LEAVER]].control == seats_pb2.SEAT_CONTROL_COMPUTER, "covered"
     assert {final.seats[seat[p]].control for p in PARTNERS} == {seats_pb2.SEAT_CONTROL_PERSON}
     return table_id, party_id
@@ -146,7 +155,7 @@ async def test_a_silent_player_is_rated_last_cooled_down_and_lifted_by_an_admin(
 ) -> None:
     stack, clocks = stacks
     await earlier_strike(stack.database_url, LEAVER)
-    await stack.start_matchmaking()
+    await stack.start_matchmaking(seed_window_seconds=SEED_WINDOW)
     await stack.start_bots()
     lev = stack.client(LEAVER)
     assert (await lev.leaver_status()).strikes == 1, "the earlier strike, folded from the log"

@@ -9,6 +9,7 @@ or the bots names it: they know it only by its plugin's `GameInfo`."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 from collections.abc import AsyncIterator
 
@@ -21,6 +22,7 @@ from kozyr.api.table.v1 import table_service_pb2 as table_pb
 from kozyr.api.table.v1 import views_pb2
 from kozyr.client import TableClient
 from kozyr.client.games import neutral_view
+from kozyr.games.decider import CLIENT_SEED
 from kozyr.runtime.errors import error_reason
 from tests.integration.bots.conftest import RunningBots, running_bots
 from tests.integration.matchmaking.conftest import RunningMatchmaking
@@ -54,6 +56,10 @@ async def play_seat(target: str, table_id: str, player: str, seat: int) -> views
         async for view in client.watch(table_id):
             if view.finished:
                 return view
+            if view.turn.kind == CLIENT_SEED and seat in view.turn.seats:  # as clients do
+                with contextlib.suppress(grpc.aio.AioRpcError):  # the other seeded last
+                    await client.set_client_seed(table_id, view.next_deal.number)
+                continue
             if seat not in view.turn.seats or not view.legal_actions:
                 continue
             try:

@@ -45,6 +45,15 @@ def test_the_turn_line_says_whose_turn_what_and_how_long() -> None:
     assert render.turn_line(waiting, Lang.EN, NOW).plain == "GAME OVER"
 
 
+def test_the_first_deals_seed_window_is_named_in_every_language() -> None:
+    view = tfe_view(kind="client_seed", seats=[0, 2], turn=2)
+    view.turn.deadline.FromDatetime(NOW + timedelta(seconds=9))
+    lines = {lang: render.turn_line(view, lang, NOW).plain for lang in Lang}
+    assert lines[Lang.EN] == "YOUR TURN · Seeds for the first deal · 9 s · Turn 2"
+    assert "Semințele primei împărțiri" in lines[Lang.RO]
+    assert "Semi della prima mano" in lines[Lang.IT]
+
+
 def test_the_hand_row_shows_cursor_marks_and_unlisted_cards() -> None:
     row = render.hand_row(
         ["7C", "QS", "AS"], Selection(cursor=2, marked=frozenset({1})), {"AS"}, Lang.EN

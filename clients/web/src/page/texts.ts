@@ -172,6 +172,7 @@ const PHASES: Record<string, Texts> = {
   awaiting_draw: { en: "Drawing the opening team", ro: "Tragerea la sorți", it: "Sorteggio" },
   awaiting_deal: { en: "Dealing", ro: "Împărțirea cărților", it: "Distribuzione" },
   chance: { en: "Dealing", ro: "Împărțirea cărților", it: "Distribuzione" },
+  client_seed: { en: "Seeds for the first deal", ro: "Semințele primei împărțiri", it: "Semi della prima mano" },
   exchange_give: { en: "Give a card", ro: "Dă o carte", it: "Dai una carta" },
   lead: { en: "Lead", ro: "Deschide", it: "Apri" },
   defend: { en: "Beat or pick up", ro: "Bate sau ia", it: "Batti o raccogli" },

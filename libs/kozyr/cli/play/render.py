@@ -15,6 +15,7 @@ from kozyr.cli.play import controls
 from kozyr.cli.play.texts import label
 from kozyr.client.games import UnknownGame, move_of, plugin_of
 from kozyr.games.cards import CardParseError, parse_card
+from kozyr.games.decider import CLIENT_SEED
 from kozyr.games.translations import card_name
 from kozyr.texts import Lang, Texts, in_language
 
@@ -91,7 +92,10 @@ def catalogue_name(catalogue: Mapping[str, Texts], key: str, lang: Lang) -> str:
 
 
 def turn_kind_name(view: views_pb2.TableView, lang: Lang) -> str:
-    """The turn's kind by the game's name for it (`GameInfo.turn_names`)."""
+    """The turn's kind by the game's name for it (`GameInfo.turn_names`); the table's
+    own `client_seed` turn (the first deal waits for the players' seeds) by the CLI's."""
+    if view.turn.kind == CLIENT_SEED:
+        return label("client_seed", lang)
     try:
         return plugin_of(view).info.turn_name(view.turn.kind, lang)
     except UnknownGame:

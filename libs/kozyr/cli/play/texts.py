@@ -57,6 +57,11 @@ LABELS: Final[Mapping[str, Texts]] = {
     "seat": Texts(en="Seat", ro="Locul", it="Posto"),
     "your_turn": Texts(en="YOUR TURN", ro="RÂNDUL TĂU", it="TOCCA A TE"),
     "waiting_for": Texts(en="Waiting for", ro="Se așteaptă", it="In attesa di"),
+    "client_seed": Texts(
+        en="Seeds for the first deal",
+        ro="Semințele primei împărțiri",
+        it="Semi della prima mano",
+    ),
     "turn": Texts(en="Turn", ro="Tura", it="Turno"),
     "game_over": Texts(en="GAME OVER", ro="JOC TERMINAT", it="PARTITA FINITA"),
     "place": Texts(en="place", ro="locul", it="posto"),

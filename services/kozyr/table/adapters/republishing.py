@@ -80,8 +80,7 @@ def public_messages(events: Sequence[RecordedEvent]) -> list[PublicMessage]:
         assert table is not None
         expired = (
             before is not None
-            and block[0].metadata.get("request_id")
-            == f"expire-turn-{before.game.turn(before.state).number}"
+            and block[0].metadata.get("request_id") == f"expire-turn-{before.turn.number}"
         )
         public = public_events(before, table, decoded, deadline_of(block[-1]), expired=expired)
         for index, published in enumerate(public):

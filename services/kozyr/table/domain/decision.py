@@ -11,7 +11,8 @@ tests, a replay) gets the same story:
 3. while the game waits for chance (a deal, a draw), the table supplies a fresh seed;
    under seed scheme 2 a deal's seed is derived from the committed server seed and the
    seats' client seeds instead, and the service commits to the next deal's server seed
-   and reveals an ended deal's (kozyr.table.domain.seeding, docs/fair-deal.md §9).
+   and reveals an ended deal's (kozyr.table.domain.seeding, docs/fair-deal.md §9);
+   a table's first deal may wait for the players' client seeds (its seed window).
 """
 
 from __future__ import annotations
@@ -62,13 +63,24 @@ def retake(table: Table, seat: int | None) -> list[SeatControlChanged]:
     return [SeatControlChanged(seat, SeatControl.PERSON)]
 
 
-def draw_chance(table: Table, events: Sequence[Any], seeds: Seeds) -> Decision:
+def draw_chance(
+    table: Table, events: Sequence[Any], seeds: Seeds, *, window_closed: bool = False
+) -> Decision:
     """Let the table act while the game waits for chance: one fresh seed per draw (a
-    deal's seed derived under scheme 2), with scheme 2's commitments and reveals."""
+    deal's seed derived under scheme 2), with scheme 2's commitments and reveals.
+
+    The first deal of a table with a seed window is held while players' seats have yet
+    to set their client seeds (`Table.awaiting_seeds`), unless `window_closed` (the
+    clock's ExpireTurn at the window's deadline): it is then dealt with "" for them.
+    """
     drawn = list(events)
     table = _fold(table, drawn, _commitment_due(table, seeds))
     while not table.is_over and table.game.turn(table.state).is_chance:
-        table = _fold(table, drawn, _chance(table, seeds))
+        chance = _chance(table, seeds)
+        held = not window_closed and table.awaiting_seeds
+        if held and any(isinstance(e, seeding.DealSeeded) for e in chance):
+            break
+        table = _fold(table, drawn, chance)
         table = _fold(table, drawn, _commitment_due(table, seeds))
     return Decision(tuple(drawn), table)
 

@@ -15,7 +15,7 @@ from enum import StrEnum
 from typing import Any
 
 from kozyr.games.codec import decode_event, encode_event, registry_of
-from kozyr.games.decider import Decider
+from kozyr.games.decider import CLIENT_SEED, Decider, Turn
 from kozyr.games.errors import OptionsError
 from kozyr.games.plugin import AnyPlugin, Dealt, FairDeal, Revealed
 from kozyr.table.domain import seeding
@@ -36,6 +36,8 @@ DEFAULT_COMPUTER_LEVEL = "normal"
 COVER_AFTER_MAX_SECONDS = 3600
 OPEN_HAND_MAX_DELAY = 1000
 """The longest open-hand delay a table may have, in log events (docs/open-hand.md)."""
+SEED_WINDOW_MAX_SECONDS = 600
+"""The longest the first deal may wait for the players' client seeds."""
 
 
 class SeatControl(StrEnum):
@@ -73,6 +75,11 @@ class TableCreated:
     """Open-hand spectating (docs/open-hand.md): spectators who ask see the table as it
     was this many log events ago with every hand shown; 0 = off (every table created
     before the option, whose event has no such field)."""
+    seed_window: int = 0
+    """Seed scheme 2: seconds the players' seats have to set their client seeds for the
+    first deal before it is dealt without the missing ones (docs/fair-deal.md §9); 0 =
+    the first deal is dealt as the table opens (every table created before the window,
+    whose event has no such field)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -208,6 +215,8 @@ class Table:
     next one's, with the client seeds set for it so far."""
     open_hand_delay: int = 0
     """Log events an open-hand spectator's view is behind the table; 0: no such view."""
+    seed_window: int = 0
+    """Seconds the first deal waits for the players' client seeds (`awaiting_seeds`)."""
 
     def open_hand_version(self) -> int:
         """The log version an open-hand spectator sees now: `open_hand_delay` events
@@ -223,6 +232,36 @@ class Table:
         if self.is_over:
             return None
         return seeding.pending(self.seedings, len(self.deals) + 1)
+
+    @property
+    def awaiting_seeds(self) -> tuple[int, ...]:
+        """The players' seats the first deal still waits for (docs/fair-deal.md §9).
+
+        Under a seed window the first deal is not dealt as the table opens: it waits
+        until every player's seat has set its client seed, or until the window's
+        deadline (the clock's ExpireTurn). Computer seats are the service's own, so
+        their seeds would protect no one from it: they are never waited for.
+        """
+        upcoming = self.next_seeding
+        if self.seed_window <= 0 or self.deals or upcoming is None or upcoming.deal != 1:
+            return ()
+        return tuple(
+            seat
+            for seat, player in enumerate(self.seats)
+            if player != COMPUTER and upcoming.client_seeds[seat] == seeding.DEFAULT_CLIENT_SEED
+        )
+
+    @property
+    def turn(self) -> Turn:
+        """The decision the table waits for: the game's turn, except while the first
+        deal waits for client seeds — then the table's own `CLIENT_SEED` turn, of the
+        seats still to set one, on the window's clock (its number is the game's chance
+        step's, which the deal moves on, so ExpireTurn keys it like any turn)."""
+        turn = self.game.turn(self.state)
+        waiting = self.awaiting_seeds if turn.is_chance and not self.is_over else ()
+        if not waiting:
+            return turn
+        return Turn(turn.number, CLIENT_SEED, waiting, self.seed_window)
 
     def version_for(self, seat: int | None) -> int:
         """The version as `seat` sees it (None: a spectator): events it may see."""
@@ -298,9 +337,15 @@ def validate_setup(
     cover_after_seconds: int = 0,
     computer_level: str = DEFAULT_COMPUTER_LEVEL,
     open_hand_delay: int = 0,
+    seed_window: int = 0,
 ) -> None:
     """Refuse a table that could not be played; the reason names the first problem."""
     _validate_computers(seats, levels, computer_level)
+    if not 0 <= seed_window <= SEED_WINDOW_MAX_SECONDS:
+        raise TableSetupError(
+            f"seed_window_seconds must be between 1 and {SEED_WINDOW_MAX_SECONDS} "
+            f"(0: the first deal is dealt at once), got {seed_window}"
+        )
     if not 0 <= open_hand_delay <= OPEN_HAND_MAX_DELAY:
         raise TableSetupError(
             f"open_hand_delay must be between 1 and {OPEN_HAND_MAX_DELAY} "
@@ -364,6 +409,7 @@ def start(created: TableCreated) -> Table:
         hints_off=created.hints_off,
         seed_scheme=created.seed_scheme,
         open_hand_delay=created.open_hand_delay,
+        seed_window=created.seed_window,
     )
 
 

@@ -155,7 +155,7 @@ def _open_turn(table: Table | None) -> Turn | None:
     """The turn a seat must take, if any (not a chance step, not over)."""
     if table is None or table.is_over:
         return None
-    turn = table.game.turn(table.state)
+    turn = table.turn
     return None if turn.is_chance or not turn.seats else turn
 
 

@@ -66,6 +66,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
             computer_level=_level(request.table.computer_level, DEFAULT_COMPUTER_LEVEL),
             hints_off=request.table.hints_off,
             open_hand_delay=request.table.open_hand_delay,
+            seed_window=request.table.seed_window_seconds,
         )
         return pb.CreateTableResponse(
             table_id=outcome.table.table_id, version=outcome.table.version

@@ -85,7 +85,7 @@ def table_view(table: Table, seat: int | None) -> views_pb2.TableView:
 def _table_fields(table: Table) -> dict[str, Any]:
     """TableView's fields that every viewer of this version shares (all but the
     version, the seat, the legal moves and the game view)."""
-    turn = table.game.turn(table.state)
+    turn = table.turn
     over = table.is_over
     turn_info: dict[str, Any] = {
         "number": turn.number,
