@@ -611,6 +611,23 @@ def test_a_queue_match_s_table_is_opened_with_hints_off() -> None:
     assert create_table_request(match).table.open_hand_delay == 0
 
 
+def test_every_table_matchmaking_opens_gets_its_seed_window() -> None:
+    """docs/fair-deal.md §9: the first deal of a player's table waits for the players'
+    client seeds — a queue match's and a private one with table options alike (set after
+    the options, which replace the request's `table`)."""
+    lobby = Lobby()
+    for player in ("ana", "bogdan", "carla"):
+        open_ticket(lobby, (player,))
+    fold(find_matches(lobby, at(1), RULES), lobby)
+    (queued,) = lobby.matches.values()
+    private = decisions_match(QueueOptions.of({}, 60, "easy"))
+    for match in (queued, private):
+        request = create_table_request(match, 15)
+        assert request.table.seed_window_seconds == 15
+        assert create_table_request(match, 0).table.seed_window_seconds == 0
+    assert create_table_request(private, 15).table.cover_after_seconds == 60
+
+
 def test_the_int_computer_level_is_deprecated_for_the_enum_in_table_options() -> None:
     """CreatePrivateTable's level has one type, the ComputerLevel enum (in `table`, as
     EnterQueue's); the old int field is kept on the wire, marked deprecated for every

@@ -21,6 +21,7 @@ from kozyr.table.app import Actor, TableApp
 from kozyr.table.domain import model, seeding
 from kozyr.table.domain.model import COMPUTER, Table
 from kozyr.table.domain.public import TurnEnd, TurnEnded, TurnStarted, public_events
+from kozyr.table.edge.shown import table_view
 from tests.unit.table.test_audit_games import CLOCK, MATCHMAKER, PLAYERS, choose
 
 T358, KHOZOR = three_five_eight.GAME_ID, khozor_teams.GAME_ID
@@ -73,6 +74,17 @@ async def test_a_table_with_a_window_opens_undealt_on_a_client_seed_turn() -> No
         actor = Actor(PLAYERS[T358][seat], "player")
         with pytest.raises(FailedPrecondition):
             await app.submit(table.table_id, command, request_id=f"early{seat}", actor=actor)
+
+
+async def test_the_view_shows_the_window_as_the_seats_turn_with_its_deadline() -> None:
+    app = new_app()
+    table = await seed(app, await open_table(app), 1, "bee")
+    view = table_view(table, 0)
+    assert (view.turn.kind, list(view.turn.seats)) == (CLIENT_SEED, [0, 2])
+    assert view.turn.deadline.ToDatetime(UTC) == NOW + timedelta(seconds=WINDOW)
+    assert (view.next_deal.number, list(view.next_deal.client_seeds)) == (1, ["", "bee", ""])
+    assert not view.legal_actions
+    assert not view.three_five_eight.hand, "nothing dealt"
 
 
 async def test_the_last_players_seed_deals_the_first_deal_from_every_seed() -> None:

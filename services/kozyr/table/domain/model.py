@@ -242,8 +242,8 @@ class Table:
         deadline (the clock's ExpireTurn). Computer seats are the service's own, so
         their seeds would protect no one from it: they are never waited for.
         """
-        upcoming = self.next_seeding
-        if self.seed_window <= 0 or self.deals or upcoming is None or upcoming.deal != 1:
+        upcoming = self.next_seeding  # deal 1's, while no deal is dealt
+        if self.seed_window <= 0 or self.deals or upcoming is None:
             return ()
         return tuple(
             seat
@@ -258,7 +258,7 @@ class Table:
         seats still to set one, on the window's clock (its number is the game's chance
         step's, which the deal moves on, so ExpireTurn keys it like any turn)."""
         turn = self.game.turn(self.state)
-        waiting = self.awaiting_seeds if turn.is_chance and not self.is_over else ()
+        waiting = self.awaiting_seeds  # only ever at the chance step of deal 1
         if not waiting:
             return turn
         return Turn(turn.number, CLIENT_SEED, waiting, self.seed_window)
