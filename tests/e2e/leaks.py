@@ -67,6 +67,14 @@ LOCAL_NAME_IN_TEXT = re.compile(
 THREE_FIVE_EIGHT = "three_five_eight"
 KHOZOR_TEAMS = "khozor_teams"
 SIGNAL_EVENTS = frozenset({"SignalSet", "SignalCleared"})
+MOVE_EVENTS = {
+    THREE_FIVE_EIGHT: frozenset(
+        {"ContractChosen", "CardExchanged", "CardsDiscarded", "CardPlayed"}
+    ),
+    KHOZOR_TEAMS: frozenset({"OpenerConfirmed", "CardsLed", "CardsBeaten", "PilePickedUp"}),
+}
+"""A player's moves, per game, as this judge knows them from the rules: what the
+open-hand delay counts (docs/open-hand.md) — never a signal tap, a deal or a seat event."""
 
 Kind = Literal["view", "history", "refusal", "public", "page"]
 """A "page" is the text of a dispute viewer's page that quotes one log position."""
@@ -512,11 +520,12 @@ def find_open_hand_leaks(
     finished_at: int = 0,
 ) -> list[str]:
     """Every problem with what an open-hand spectator of a table with `delay` received
-    (docs/open-hand.md): a card may appear only once it is `delay` log events old.
+    (docs/open-hand.md): a card may appear only once it has stayed where it is for
+    `delay` players' moves.
 
     Each item is a view (plain JSON) whose `version` is the table's live log version
-    when it was received, or later (an upper bound: the judge is then only stricter on
-    the delay). The view must show a log version at least `delay` events behind that,
+    when it was received. The view must show a log version from before the move `delay`
+    moves back from that (`open_hand_limit`),
     every seat's hand exactly as the admin's history has it at the version it shows, no
     other card but the pile's, and otherwise be a spectator's view of that version.
     `finished_at`: the log version that ended the game (0: not over), which a view may
@@ -528,6 +537,14 @@ def find_open_hand_leaks(
         found = _open_hand_problems(game, ordered, seeds, delay, item, finished_at)
         problems += [f"{item.where}: {p}" for p in found]
     return problems
+
+
+def open_hand_limit(game: str, admin: Sequence[LoggedEvent], delay: int, live: int) -> int:
+    """The newest log version an open-hand view may show while the table is at `live`:
+    the one right before the move `delay` moves back, 1 (nothing dealt) before the table
+    has had that many."""
+    moves = [e.version for e in admin if e.version <= live and e.type in MOVE_EVENTS[game]]
+    return moves[-delay] - 1 if len(moves) >= delay else 1
 
 
 def _open_hand_problems(
@@ -545,9 +562,9 @@ def _open_hand_problems(
     shown_at = int(open_hand.get("log_version", 0))
     problems = []
     over = finished_at and shown_at == finished_at <= item.version
-    if shown_at > max(1, item.version - delay) and not over:
+    if shown_at > open_hand_limit(game, ordered, delay, item.version) and not over:
         problems.append(
-            f"it shows log version {shown_at}, fewer than {delay} events behind the "
+            f"it shows log version {shown_at}, fewer than {delay} moves behind the "
             f"table's {item.version}"
         )
     knowledge: Knowledge = MODELS[game]()

@@ -37,6 +37,7 @@ from tests.e2e.leaks import (
     find_leaks,
     find_open_hand_leaks,
     history_gaps,
+    open_hand_limit,
     seen_refusal,
     seen_view,
 )
@@ -452,23 +453,49 @@ def _open_hand_view(played: Played, states: list[Any], live: int, shown_at: int)
     return Seen("view", live, seen.data, f"open-hand view at live v{live}")
 
 
+def _honest(rounds: Played, live: int, delay: int = DELAY) -> int:
+    return open_hand_limit(KHOZOR_TEAMS, rounds.events, delay, live)
+
+
 def test_honest_open_hand_views_pass(rounds: Played) -> None:
     states = _states(rounds)
     live = range(1, len(rounds.events) + 1)
-    views = [_open_hand_view(rounds, states, v, max(1, v - DELAY)) for v in live]
+    views = [_open_hand_view(rounds, states, v, _honest(rounds, v)) for v in live]
     assert find_open_hand_leaks(KHOZOR_TEAMS, rounds.events, DELAY, views) == []
+    assert len({v.data["open_hand"]["log_version"] for v in views}) > DELAY, "it moved on"
+
+
+def test_the_delay_counts_moves_not_events(rounds: Played) -> None:
+    """The judge's own count: signal taps, deals and seat events bring no card closer.
+    Right after a signal the limit is where it was before it; right after a lead it
+    moves on."""
+    signal = rounds.first("SignalSet")
+    assert _honest(rounds, signal.version) == _honest(rounds, signal.version - 1)
+    led = [e for e in rounds.events if e.type == "CardsLed"][DELAY]  # DELAY moves in
+    assert _honest(rounds, led.version - 1) < _honest(rounds, led.version)
+    assert _honest(rounds, len(rounds.events)) < len(rounds.events) - DELAY, "events > moves"
 
 
 def test_an_open_hand_view_without_the_delay_is_caught(rounds: Played) -> None:
-    """The planted leak: the table's delay taken as 0 (the live hands shown)."""
+    """The planted leaks: the table's delay taken as 0 (the live hands shown), one move
+    short, and the delay counted in log events instead of moves."""
     states = _states(rounds)
     live = range(DELAY + 1, len(rounds.events) + 1)
     views = [_open_hand_view(rounds, states, v, v) for v in live]
     problems = find_open_hand_leaks(KHOZOR_TEAMS, rounds.events, DELAY, views)
-    assert len([p for p in problems if f"fewer than {DELAY} events behind" in p]) == len(views)
-    short = [_open_hand_view(rounds, states, v, v - DELAY + 1) for v in live]  # one short
-    problems = find_open_hand_leaks(KHOZOR_TEAMS, rounds.events, DELAY, short)
-    assert len([p for p in problems if "events behind" in p]) == len(short)
+    assert len([p for p in problems if f"fewer than {DELAY} moves behind" in p]) == len(views)
+    for too_new in (
+        lambda v: _honest(rounds, v, DELAY - 1),  # one move short
+        lambda v: max(1, v - DELAY),  # DELAY events back, not DELAY moves
+    ):
+        short = [
+            _open_hand_view(rounds, states, v, too_new(v))
+            for v in live
+            if too_new(v) > _honest(rounds, v)
+        ]
+        assert len(short) > len(live) // 4
+        problems = find_open_hand_leaks(KHOZOR_TEAMS, rounds.events, DELAY, short)
+        assert len([p for p in problems if "moves behind" in p]) == len(short)
 
 
 def test_newer_hands_under_an_old_version_are_caught(rounds: Played) -> None:
@@ -476,8 +503,8 @@ def test_newer_hands_under_an_old_version_are_caught(rounds: Played) -> None:
     not match that version's, and a card drawn since is one it may not know."""
     states = _states(rounds)
     drawn = rounds.first("ReserveDrawn")
-    live = drawn.version + DELAY - 1  # the draw is not DELAY events old yet
-    honest = _open_hand_view(rounds, states, live, live - DELAY)
+    live = drawn.version  # the draw is not DELAY moves old yet
+    honest = _open_hand_view(rounds, states, live, _honest(rounds, live))
     lying = copy.deepcopy(honest.data)
     lying["open_hand"]["hands"] = _open_hand_view(rounds, states, live, live).data["open_hand"][
         "hands"
@@ -494,7 +521,7 @@ def test_an_open_hand_view_with_signals_or_a_seat_is_caught(rounds: Played) -> N
     states = _states(rounds)
     signal = rounds.first("SignalSet")
     live = signal.version + DELAY
-    honest = _open_hand_view(rounds, states, live, live - DELAY)
+    honest = _open_hand_view(rounds, states, live, _honest(rounds, live))
     leaky = copy.deepcopy(honest.data)
     _game_part(leaky)["signals"] = [{"seat": signal.data["seat"], "three_set": True}]
     leaky["seat"] = 2

@@ -2,7 +2,7 @@
 table service as a real process, eight scripted clients playing the match to its end,
 and a spectator watching it open-handed. Everything he received — every streamed view,
 a GetTable now and then, his history — goes through the leak checker: a card may reach
-him only once it is `DELAY` log events old."""
+him only once it has stayed where it is for `DELAY` players' moves."""
 
 from __future__ import annotations
 
@@ -53,7 +53,8 @@ class Watched:
 
 async def _live(admin: TableClient, table_id: str) -> int:
     """The table's log version now: an upper bound of the one a view just received was
-    built at (the judge is then only stricter about the delay)."""
+    built at, so an honest view always passes (a view too new by more than the moves
+    made between the build and this read is caught)."""
     page: pb.GetHistoryResponse = await admin.stub.GetHistory(
         pb.GetHistoryRequest(table_id=table_id, page_size=1), metadata=admin.metadata
     )
@@ -112,7 +113,7 @@ async def watched(
         yield Watched(admin_log, views, history, final)
 
 
-async def test_the_open_hand_spectator_never_saw_a_card_before_it_was_delay_events_old(
+async def test_the_open_hand_spectator_never_saw_a_card_before_it_was_delay_moves_old(
     watched: Watched,
 ) -> None:
     assert len(watched.views) > 50, "the spectator saw too little to judge"

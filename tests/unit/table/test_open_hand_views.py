@@ -1,6 +1,7 @@
 """The open-hand spectator's view (docs/open-hand.md): at the table's version v it is the
-table of version v - N, every hand shown; a viewer of its own in the view cache. Checked
-against each seat's own view of the table folded event by event from the log."""
+table right before the move N moves back, every hand shown; a viewer of its own in the
+view cache. Checked against each seat's own view of the table folded event by event
+from the log; signal taps and seat events never bring it closer."""
 
 from __future__ import annotations
 
@@ -37,16 +38,22 @@ async def _table(delay: int = DELAY) -> tuple[TableApp, Table]:
     return app, created.table
 
 
-async def _play(app: TableApp, table: Table, moves: int) -> Table:
-    """`moves` moves of the seats on turn (the first legal move that is no signal tap)."""
-    for i in range(moves):
+async def _play(app: TableApp, table: Table, moves: int, made: list[int] | None = None) -> Table:
+    """`moves` moves of the seats on turn (the first legal move that is no signal tap);
+    `made` gets each move's log position (the first event of its append)."""
+    for _ in range(moves):
+        if made is not None:
+            made.append(table.version + 1)
         seat = table.game.turn(table.state).seats[0]
         command = next(
             c
             for c in table.game.legal_commands(table.state, seat)
             if not isinstance(c, khozor_teams.ToggleSignal)
         )
-        table = (await app.submit(table.table_id, command, request_id=f"m{i}", actor=ACTOR)).table
+        moved = await app.submit(
+            table.table_id, command, request_id=f"m{table.version}", actor=ACTOR
+        )
+        table = moved.table
     return table
 
 
@@ -70,15 +77,22 @@ async def _by_version(app: TableApp, table_id: str) -> dict[int, Hands]:
     return hands
 
 
-async def test_at_every_version_the_open_hand_view_shows_the_hands_delay_events_before() -> None:
+def _moves_back(made: list[int], version: int) -> int:
+    """The version right before the move DELAY moves back at `version` (1 before)."""
+    moves = [m for m in made if m <= version]
+    return moves[-DELAY] - 1 if len(moves) >= DELAY else 1
+
+
+async def test_at_every_version_the_open_hand_view_shows_the_hands_delay_moves_before() -> None:
     app, table = await _table()
-    table = await _play(app, table, 10)
+    made: list[int] = []
+    table = await _play(app, table, 10, made)
     truth = await _by_version(app, table.table_id)
     views = ViewCache()
     for version in sorted(truth):  # as the table was at each version, and back again
         live = await app.tables.at_version(table.table_id, version)
         shown = live.open_hand_version()
-        assert shown == max(1, version - DELAY)
+        assert shown == _moves_back(made, version)
         past = await app.tables.at_version(table.table_id, shown)
         view = views.open_hand(past, live.open_hand_delay).view
         assert view.open_hand.log_version == shown
@@ -86,7 +100,31 @@ async def test_at_every_version_the_open_hand_view_shows_the_hands_delay_events_
         assert tuple(tuple(sorted(h.cards)) for h in view.open_hand.hands) == truth[shown]
         assert [h.seat for h in view.open_hand.hands] == list(range(len(KHOZOR_PLAYERS)))
         assert view.version == past.version_for(None)
-    assert any(truth[v] != truth[max(1, v - DELAY)] for v in truth), "the delay showed nothing"
+    assert any(truth[v] != truth[_moves_back(made, v)] for v in truth), "the delay hid nothing"
+    assert len({_moves_back(made, v) for v in truth}) > 2, "the view moved on"
+
+
+async def test_signal_taps_and_seat_events_bring_no_card_closer() -> None:
+    app, table = await _table()
+    table = await _play(app, table, DELAY + 2)
+    shown = table.open_hand_version()
+    assert shown > 1
+    seat, tap = next(
+        (seat, c)
+        for seat in range(len(table.seats))
+        for c in table.game.legal_commands(table.state, seat)
+        if isinstance(c, khozor_teams.ToggleSignal)
+    )
+    table = (await app.submit(table.table_id, tap, request_id="tap", actor=ACTOR)).table
+    table = (
+        await app.set_seat_presence(
+            table.table_id, seat, online=False, request_id="away", actor=ACTOR
+        )
+    ).table
+    assert table.open_hand_version() == shown, "two events later, no move: the same view"
+    assert len(table.recent_moves) == DELAY, "only the last DELAY moves are kept"
+    table = await _play(app, table, 1)
+    assert table.open_hand_version() > shown
 
 
 async def test_the_open_hand_view_is_the_spectators_plus_the_hands_never_the_same_entry() -> None:
@@ -128,7 +166,10 @@ def test_the_open_hand_version_never_goes_before_the_table() -> None:
     )
     assert table.open_hand_delay == 5
     assert table.open_hand_version() == 1
-    assert replace(table, version=9).open_hand_version() == 4
+    four = replace(table, version=40, recent_moves=(10, 20, 30, 40))
+    assert four.open_hand_version() == 1, "fewer moves than the delay: nothing dealt"
+    five = replace(table, version=50, recent_moves=(10, 20, 30, 40, 50))
+    assert five.open_hand_version() == 9, "right before the move five moves back"
 
 
 async def test_the_delay_ends_with_the_game() -> None:
@@ -136,4 +177,4 @@ async def test_the_delay_ends_with_the_game() -> None:
     over = replace(table, state=replace(table.state, phase=Phase.OVER))
     assert over.is_over
     assert over.open_hand_version() == over.version
-    assert table.open_hand_version() == max(1, table.version - DELAY)
+    assert table.open_hand_version() == 1

@@ -35,7 +35,7 @@ level from its view."""
 DEFAULT_COMPUTER_LEVEL = "normal"
 COVER_AFTER_MAX_SECONDS = 3600
 OPEN_HAND_MAX_DELAY = 1000
-"""The longest open-hand delay a table may have, in log events (docs/open-hand.md)."""
+"""The longest open-hand delay a table may have, in players' moves (docs/open-hand.md)."""
 SEED_WINDOW_MAX_SECONDS = 600
 """The longest the first deal may wait for the players' client seeds."""
 
@@ -73,7 +73,7 @@ class TableCreated:
     seed with every seat's client seed."""
     open_hand_delay: int = 0
     """Open-hand spectating (docs/open-hand.md): spectators who ask see the table as it
-    was this many log events ago with every hand shown; 0 = off (every table created
+    was this many players' moves ago with every hand shown; 0 = off (every table created
     before the option, whose event has no such field)."""
     seed_window: int = 0
     """Seed scheme 2: seconds the players' seats have to set their client seeds for the
@@ -214,17 +214,26 @@ class Table:
     """Committed server seeds not revealed yet (scheme 2): the current deal's and the
     next one's, with the client seeds set for it so far."""
     open_hand_delay: int = 0
-    """Log events an open-hand spectator's view is behind the table; 0: no such view."""
+    """Moves an open-hand spectator's view is behind the table; 0: no such view."""
+    recent_moves: tuple[int, ...] = ()
+    """With an open-hand delay of N: the log positions of the last N players' moves (the
+    plugin's `decided_by` events: contracts, cards, pickups — not signals, deals or seat
+    events), which place the open-hand view N moves back (`open_hand_version`)."""
     seed_window: int = 0
     """Seconds the first deal waits for the players' client seeds (`awaiting_seeds`)."""
 
     def open_hand_version(self) -> int:
-        """The log version an open-hand spectator sees now: `open_hand_delay` events
-        behind the table, never before its creation (version 1: nothing dealt yet); the
-        table itself once it is over (no one can be fed anything then)."""
+        """The log version an open-hand spectator sees now: right before the move
+        `open_hand_delay` moves back, so every card it shows has stayed where it is for
+        at least that many players' moves; version 1 (the table created, nothing dealt)
+        until that many were made; the table itself once it is over (no one can be fed
+        anything then). Only moves count: no signal tap, deal or seat event brings a
+        card closer."""
         if self.is_over:
             return self.version
-        return max(1, self.version - self.open_hand_delay)
+        if len(self.recent_moves) < self.open_hand_delay:
+            return 1
+        return self.recent_moves[-self.open_hand_delay] - 1
 
     @property
     def next_seeding(self) -> Seeding | None:
@@ -473,10 +482,16 @@ def apply(
 def _count_turn(table: Table, event: Any) -> Table:
     """Count a decision of a player's seat (the plugin's optional `decided_by` hook: the
     seat whose turn an event takes): covered when its person was not playing it then. A
-    person retaking his seat to move appends the retake first, so his move is his."""
+    person retaking his seat to move appends the retake first, so his move is his.
+    Every seat's move is also the open-hand delay's clock (`recent_moves`)."""
     decided_by = table.plugin.decided_by
     seat: int | None = decided_by(event) if decided_by is not None else None
-    if seat is None or table.seats[seat] == COMPUTER:
+    if seat is None:
+        return table
+    if table.open_hand_delay:
+        moved = (*table.recent_moves, table.version + 1)[-table.open_hand_delay :]
+        table = replace(table, recent_moves=moved)
+    if table.seats[seat] == COMPUTER:
         return table
     tally = list(table.tally or (TurnTally(),) * len(table.seats))
     tally[seat] = tally[seat].counted(table.control[seat] is not SeatControl.PERSON)

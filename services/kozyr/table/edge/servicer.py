@@ -88,7 +88,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
         return pb.GetTableResponse(view=self.views.view(table, seat))
 
     async def _open_hand(self, table: Table) -> ShownView:
-        """The open-hand spectator's view now: the table `open_hand_delay` log events ago,
+        """The open-hand spectator's view now: the table `open_hand_delay` moves ago,
         every hand shown (docs/open-hand.md)."""
         past = await self.app.tables.at_version(table.table_id, table.open_hand_version())
         return self.views.open_hand(past, table.open_hand_delay)

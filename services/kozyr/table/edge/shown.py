@@ -242,7 +242,7 @@ Viewer = int | str | None
 
 
 def open_hand_view(past: Table, delay: int, spectator: views_pb2.TableView) -> views_pb2.TableView:
-    """The open-hand spectator's view of `past` (the table `delay` log events ago): the
+    """The open-hand spectator's view of `past` (the table `delay` moves ago): the
     ordinary spectator's view of that version with every seat's hand added."""
     view = views_pb2.TableView()
     view.CopyFrom(spectator)
