@@ -1,7 +1,8 @@
 """`kozyr`: the command line of moderators and developers (docs/moderation.md).
 
-    kozyr replay TABLE_ID [--seat N] [--json]   the game deal by deal, from the log
-    kozyr replay TABLE_ID [--seat N] --html FILE [--lang en|ro|it]   the dispute viewer
+    kozyr replay TABLE_ID [--seat N | --spectator [--open-hand]] [--json]   the game deal
+                                                by deal, from the log
+    kozyr replay TABLE_ID [--seat N | ...] --html FILE [--lang en|ro|it]   the dispute viewer
     kozyr verify TABLE_ID [--json]              hash chain, seeds, deals, rules, result
     kozyr tables [--player ID] [--since DATE] [--state open|finished] [--json]
     kozyr token SUBJECT [--role R] [--ttl-hours H]
@@ -87,6 +88,17 @@ def replay(
         int | None,
         typer.Option("--seat", min=0, help="Only what this seat saw (default: everything)."),
     ] = None,
+    spectator: Annotated[
+        bool, typer.Option("--spectator", help="Only what a spectator saw.")
+    ] = False,
+    open_hand: Annotated[
+        bool,
+        typer.Option(
+            "--open-hand",
+            help="What an open-hand spectator may see now: cut at the table's delay, "
+            "every hand there (docs/open-hand.md).",
+        ),
+    ] = False,
     as_json: AsJson = False,
     html: Annotated[
         Path | None,
@@ -106,12 +118,22 @@ def replay(
 
     if as_json and html is not None:
         raise CliError("--json and --html are two different outputs: choose one")
+    if seat is not None and (spectator or open_hand):
+        raise CliError("--seat and --spectator are two different viewers: choose one")
+    spectator = spectator or open_hand
     wanted = parse_table_id(table_id)
     table = asyncio.run(read_table(database_url(), wanted))
     try:
-        result = audit.replay(table.events, seat)
-        page = None if html is None else audit.dispute_page(table.events, table.chain, seat, lang)
-    except audit.NoSuchSeat as err:
+        if open_hand:
+            result = audit.open_hand_replay(table.events)
+        else:
+            result = audit.replay(table.events, seat, spectator=spectator)
+        page = None
+        if html is not None:
+            page = audit.dispute_page(
+                table.events, table.chain, seat, lang, spectator=spectator, open_hand=open_hand
+            )
+    except audit.NoSuchViewer as err:
         raise CliError(str(err)) from None
     except audit.AuditError as err:
         hint = "run `kozyr verify` to see what is wrong"

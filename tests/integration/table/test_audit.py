@@ -151,6 +151,14 @@ async def test_a_whole_358_game_verifies_and_replays(db: Database) -> None:
         assert cards_named(mine) <= private_358_cards(full, 2) | played_cards(full)
         assert not cards_named(mine["start"]) - set(full.start.data["hands"][2])
 
+    run = await kozyr(db.url, "replay", table.table_id, "--spectator", "--json")
+    assert run.returncode == 0, run.stderr
+    watched = json.loads(run.stdout)
+    assert watched == json.loads(json.dumps(audit.replay(events, spectator=True).to_dict()))
+    assert watched["spectator"] is True
+    for full, public in zip(everything.deals, watched["deals"], strict=True):
+        assert cards_named(public) <= played_cards(full)
+
     run = await kozyr(db.url, "replay", table.table_id)
     assert run.returncode == 0, run.stderr
     assert "Deal 18 (" in run.stdout
@@ -281,6 +289,10 @@ async def test_the_command_line_explains_what_it_cannot_do(database_url: str) ->
         await store.close()
     run = await kozyr(database_url, "replay", created.table.table_id, "--seat", "3")
     assert_clean_failure(run, 2, "no seat 3")
+    run = await kozyr(database_url, "replay", created.table.table_id, "--open-hand")
+    assert_clean_failure(run, 2, "no open-hand spectating")
+    run = await kozyr(database_url, "replay", table_id, "--seat", "1", "--spectator")
+    assert_clean_failure(run, 2, "two different viewers")
 
     missing = database_url.rsplit("/", 1)[0] + "/no_such_database"
     run = await kozyr(missing, "verify", table_id)

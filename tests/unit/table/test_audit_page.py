@@ -5,7 +5,9 @@ whole games' pages in tests/integration/table/test_dispute_viewer.py."""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
+from html import escape
 from pathlib import Path
 
 import pytest
@@ -14,11 +16,18 @@ from kozyr.cli.problems import CliError
 from kozyr.cli.tables import write_page
 from kozyr.eventstore import RecordedEvent
 from kozyr.games import khozor_teams, three_five_eight
+from kozyr.games.plugin import cards_text
 from kozyr.table import audit
+from kozyr.table.adapters.repository import stream_of
 from kozyr.table.audit.labels import LABELS
+from kozyr.table.domain import model
+from kozyr.table.domain.history import history_data
 from kozyr.texts import Lang
 from tests.support.pages import page_text
 from tests.unit.table.test_audit_games import GAMES, played, rehashed
+from tests.unit.table.test_open_hand_views import DELAY
+from tests.unit.table.test_open_hand_views import _play as play_moves
+from tests.unit.table.test_open_hand_views import _table as open_hand_table
 
 
 def page_of(events: list[RecordedEvent], seat: int | None = None, lang: Lang = Lang.EN) -> str:
@@ -131,3 +140,67 @@ def test_a_page_that_cannot_be_written_is_a_clear_error(tmp_path: Path) -> None:
         write_page(tmp_path / "missing" / "page.html", "<!DOCTYPE html>")
     assert write_page(tmp_path / "page.html", "<p>é</p>").endswith("(9 bytes)")
     assert (tmp_path / "page.html").read_bytes() == "<p>é</p>".encode()
+
+
+def test_a_spectator_page_is_what_a_spectators_history_shows() -> None:
+    """The dispute viewer for a spectator (issue 27): every step exactly as GetHistory
+    gives a spectator (the table service's own redaction), no hand, no seed before its
+    reveal, nobody's request."""
+    game = played(three_five_eight.GAME_ID)
+    middle = [e for e in game.events if e.type == "TrickTaken"][20].position
+    events = game.copy_events()[:middle]
+    seen = audit.replay(events, spectator=True)
+    steps = [*seen.opening, *(s for d in seen.deals for s in (d.start, *d.steps)), *seen.ending]
+    table = None
+    expected = []
+    for event in events:
+        table = model.apply(table, model.decode(table, event.type, event.data))
+        data = history_data(table, event, None, full=False)
+        if data is not None:
+            expected.append((event.position, dict(data)))
+    assert [(s.position, s.data) for s in steps] == expected
+    assert all(s.origin is None for s in steps)
+    page = audit.dispute_page(events, rehashed(events)[1], spectator=True)
+    current = [e for e in events if e.type == "CardsDealt"][-1].data
+    assert not any(" ".join(hand[:6]) in page for hand in current["hands"])
+    assert current["seed"] not in page
+    assert "only what a spectator saw" in page
+    assert "Made by" not in page
+
+
+async def test_an_open_hand_spectators_page_stops_at_his_delay_with_every_hand() -> None:
+    """The open-hand spectator's dispute viewer (docs/open-hand.md): the spectator's
+    replay cut where his view is — right before the move DELAY moves back — every hand
+    there and nothing after it; the whole table once it is over."""
+    app, table = await open_hand_table()
+    table = await play_moves(app, table, DELAY + 6)
+    events = await app.store.read(stream_of(table.table_id))
+    shown = table.open_hand_version()
+    assert 1 < shown <= table.version - DELAY
+    cut = audit.open_hand_replay(events)
+    assert cut.open_hands is not None
+    assert (cut.version, cut.open_hands.version, cut.open_hands.delay) == (shown, shown, DELAY)
+    past = await app.tables.at_version(table.table_id, shown)
+    assert cut.open_hands.hands == model.open_hands(past)
+    last = max(s.position for s in [*cut.opening, *(x for d in cut.deals for x in d.steps)])
+    assert last <= shown
+    assert cut == dataclasses.replace(
+        audit.replay(events[:shown], spectator=True), open_hands=cut.open_hands
+    )
+    text = cut.to_text()
+    assert f"Open hands at #{shown}:" in text
+    assert f"{DELAY} moves behind" in text
+    page = audit.dispute_page(events, rehashed(events)[1], open_hand=True, lang=Lang.RO)
+    assert f"Toate mâinile la #{shown}" in page
+    past_hand = cut.open_hands.hands[0]
+    assert past_hand
+    assert escape(cards_text(past_hand)) in page
+    live_hand = model.open_hands(table)[0]
+    assert live_hand != cut.open_hands.hands[0], "the live hand moved on"
+
+
+async def test_an_open_hand_page_needs_the_option() -> None:
+    game = played(three_five_eight.GAME_ID)
+    with pytest.raises(audit.NoOpenHand, match="no open-hand spectating"):
+        audit.open_hand_replay(game.events)
+    assert issubclass(audit.NoOpenHand, audit.NoSuchViewer)

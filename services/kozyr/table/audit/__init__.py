@@ -18,6 +18,8 @@ running: a disputed game is settled from the log alone (docs/moderation.md).
 
 Both return values with `to_dict()` (JSON-able) and `to_text()` (for people).
 
+- `open_hand_replay(events)` is what an open-hand spectator may see now: the spectator's
+  replay cut at the table's delay, with every hand there (docs/open-hand.md).
 - `dispute_page(events, chain, seat, lang)` is the dispute viewer: the replay, the
   deals' fairness proofs and the verdict as one self-contained HTML page (`page`).
 """
@@ -25,13 +27,23 @@ Both return values with `to_dict()` (JSON-able) and `to_text()` (for people).
 from kozyr.table.audit.games import (
     AuditError,
     GameProfile,
+    NoOpenHand,
     NoSuchSeat,
+    NoSuchViewer,
     commitment_of,
     profile_of,
 )
 from kozyr.table.audit.page import dispute_page, render_page
 from kozyr.table.audit.proofs import DealProof, as_seen, deal_proofs
-from kozyr.table.audit.replaying import DealReplay, Origin, Replay, Step, replay
+from kozyr.table.audit.replaying import (
+    DealReplay,
+    OpenHands,
+    Origin,
+    Replay,
+    Step,
+    open_hand_replay,
+    replay,
+)
 from kozyr.table.audit.text import render_replay, render_report, step_text
 from kozyr.table.audit.verifying import AuditReport, Check, Problem, verify
 
@@ -42,7 +54,10 @@ __all__ = [
     "DealProof",
     "DealReplay",
     "GameProfile",
+    "NoOpenHand",
     "NoSuchSeat",
+    "NoSuchViewer",
+    "OpenHands",
     "Origin",
     "Problem",
     "Replay",
@@ -51,6 +66,7 @@ __all__ = [
     "commitment_of",
     "deal_proofs",
     "dispute_page",
+    "open_hand_replay",
     "profile_of",
     "render_page",
     "render_replay",

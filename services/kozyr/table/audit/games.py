@@ -21,8 +21,16 @@ class AuditError(ValueError):
     """The events cannot be replayed at all (not a table, undecodable, does not fold)."""
 
 
-class NoSuchSeat(AuditError):
+class NoSuchViewer(AuditError):
+    """A replay asked for a viewer the table does not have."""
+
+
+class NoSuchSeat(NoSuchViewer):
     """A replay asked for a seat the table does not have."""
+
+
+class NoOpenHand(NoSuchViewer):
+    """An open-hand spectator's replay of a table without open-hand spectating."""
 
 
 def profile_of(game_id: str) -> GameProfile:

@@ -30,6 +30,23 @@ LABELS: Mapping[str, Texts] = {
         ro="moderator: toate cărțile",
         it="moderatore: tutte le carte",
     ),
+    "spectator": Texts(
+        en="spectator: only what a spectator saw",
+        ro="spectator: doar ce a văzut un spectator",
+        it="spettatore: solo ciò che ha visto uno spettatore",
+    ),
+    "open_hand_view": Texts(
+        en="open-hand spectator, {delay} moves behind: what he may see now (to #{position})",
+        ro="spectator cu cărțile la vedere, {delay} mutări în urmă: ce poate vedea acum "
+        "(până la #{position})",
+        it="spettatore a carte scoperte, {delay} mosse indietro: ciò che può vedere ora "
+        "(fino a #{position})",
+    ),
+    "open_hands": Texts(
+        en="Every hand at #{position}",
+        ro="Toate mâinile la #{position}",
+        it="Tutte le mani a #{position}",
+    ),
     "seat_view": Texts(
         en="seat {seat} ({player}): only what this seat saw",
         ro="locul {seat} ({player}): doar ce a văzut acest loc",

@@ -23,7 +23,7 @@ from kozyr.games.plugin import cards_text
 from kozyr.table.audit.games import GameProfile, profile_of
 from kozyr.table.audit.labels import LABELS, label
 from kozyr.table.audit.proofs import DealProof, as_seen, deal_proofs
-from kozyr.table.audit.replaying import DealReplay, Replay, Step, replay
+from kozyr.table.audit.replaying import DealReplay, Replay, Step, open_hand_replay, replay
 from kozyr.table.audit.text import (
     acted_for,
     acting_seat,
@@ -70,13 +70,23 @@ def dispute_page(
     chain: VerifyReport,
     seat: int | None = None,
     lang: Lang = Lang.EN,
+    *,
+    spectator: bool = False,
+    open_hand: bool = False,
 ) -> str:
-    """The page of a table's stream for the moderator, or as `seat` saw it: the replay
-    (a seat's through the table service's own redaction), each deal's fairness proof
-    as that viewer may see it, and `verify`'s verdict on the whole log (`chain` is the
-    store's report of the same stream). AuditError if the stream does not fold."""
+    """The page of a table's stream for the moderator, or as `seat` saw it, or a
+    spectator (`open_hand`: an open-hand one, now, cut at the table's delay): the replay
+    (a seat's or spectator's through the table service's own redaction), each deal's
+    fairness proof as that viewer may see it, and `verify`'s verdict on the whole log
+    (`chain` is the store's report of the same stream). AuditError if the stream does
+    not fold; NoSuchViewer for a seat or an open hand the table does not have."""
     everything = replay(events)
-    viewer = everything if seat is None else replay(events, seat)
+    if open_hand:
+        viewer = open_hand_replay(events)
+    elif seat is None and not spectator:
+        viewer = everything
+    else:
+        viewer = replay(events, seat, spectator=spectator)
     report = verify(events, chain)
     problem = report.problem
     verdict = (True, "", 0) if problem is None else (False, problem.check.value, problem.position)
@@ -140,6 +150,7 @@ class _Page:
             *(self.deal(deal) for deal in r.deals),
             self.section("end", self.t("end"), self.steps_table(r.ending)) if r.ending else "",
             self.scores(),
+            self.open_hands(),
             self.fairness(proofs, verified),
             "</main>",
             "</body>",
@@ -151,12 +162,17 @@ class _Page:
 
     def facts(self) -> str:
         r = self.r
-        if r.seat is None:
-            viewer = self.t("moderator")
-        else:
+        if r.seat is not None:
             viewer = escape(
                 label("seat_view", self.lang, seat=r.seat, player=player_name(r.seats[r.seat]))
             )
+        elif r.open_hands is not None:
+            viewer = escape(
+                label("open_hand_view", self.lang, delay=r.open_hands.delay,
+                      position=r.open_hands.version)
+            )  # fmt: skip
+        else:
+            viewer = self.t("spectator" if r.spectator else "moderator")
         options = (
             f'<span class="mono">{escape(options_text(r.options))}</span>'
             if r.options
@@ -242,7 +258,7 @@ class _Page:
             return ""
         head = [self.t("position"), self.t("time"), self.t("seat"), self.t("player")]
         head.append(self.t("event"))
-        if self.r.seat is None:
+        if self.r.moderator:
             head.append(self.t("made_by"))
         rows = "".join(self.step_row(step) for step in steps)
         return f"<table>{_head(head)}<tbody>{rows}</tbody></table>"
@@ -258,7 +274,7 @@ class _Page:
             f"<td>{self.player(seat) if known and seat is not None else ''}</td>",
             f"<td>{escape(text)}</td>",
         ]
-        if self.r.seat is None:
+        if self.r.moderator:
             cells.append(self.made_by(step))
         kind = self.kind(step.type)
         css = f' class="{kind}"' if kind else ""
@@ -303,6 +319,19 @@ class _Page:
         head = _head([self.deal_word(), self.t("score")])
         body = (f"<table>{head}<tbody>{table}</tbody></table>" if rows else "") + self.result()
         return self.section("scores", self.t("scores"), body)
+
+    def open_hands(self) -> str:
+        """An open-hand spectator's page: every seat's hand where his view is."""
+        shown = self.r.open_hands
+        if shown is None:
+            return ""
+        rows = [
+            [str(seat), self.player(seat), f'<span class="cards">{escape(cards_text(hand))}</span>']
+            for seat, hand in enumerate(shown.hands)
+        ]
+        head = [self.t("seat"), self.t("player"), self.t("cards")]
+        heading = escape(label("open_hands", self.lang, position=shown.version))
+        return self.section("open-hands", heading, _table(head, rows, position=shown.version))
 
     def fairness(self, proofs: Sequence[DealProof], verified: tuple[bool, str, int] | None) -> str:
         rows = "".join(self.proof_row(p) for p in proofs)

@@ -42,7 +42,7 @@ class DealProof:
 
 def deal_proofs(full: Replay) -> list[DealProof]:
     """Each deal's proof from the moderator's replay (every seed and hand in it)."""
-    if full.seat is not None:
+    if not full.moderator:
         raise AuditError("deal proofs are checked on the moderator's replay")
     profile = profile_of(full.game_id)
     return [_proof(profile, deal, full.table_id) for deal in full.deals]
@@ -106,20 +106,22 @@ def as_seen(proofs: Sequence[DealProof], viewer: Replay) -> list[DealProof]:
     """The proofs as `viewer`'s replay may show them: the moderator's whole; a seat's
     with the seed only once its replay carries the reveal (and the commitment checked
     against that very seed). The re-derivation's verdict is a yes or no, no card."""
-    if viewer.seat is None:
+    if viewer.moderator:
         return list(proofs)
     profile = profile_of(viewer.game_id)
     seen: dict[int, DealReplay] = {deal.number: deal for deal in viewer.deals}
     shown = []
     for proof in proofs:
         deal = seen.get(proof.number)
-        reveal = _reveal(profile, deal) if deal is not None else None
+        if deal is None:  # dealt after an open-hand spectator's cut: not his to see
+            continue
+        reveal = _reveal(profile, deal)
         seed = None
-        if deal is not None and reveal is not None:
+        if reveal is not None:
             seed = next(s.data["seed"] for s in deal.steps if s.position == reveal)
         holds = None if seed is None else commitment_of(bytes.fromhex(seed)) == proof.commitment
         derived = None
-        if deal is not None and seed is not None:
+        if seed is not None:
             derived = _derived(deal, viewer.table_id, bytes.fromhex(seed))
         shown.append(
             replace(proof, seed=seed, revealed_at=reveal, commitment_holds=holds, derived=derived)

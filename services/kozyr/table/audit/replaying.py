@@ -1,13 +1,14 @@
-"""`replay`: a table's story deal by deal, as the moderator or as one seat saw it."""
+"""`replay`: a table's story deal by deal, as the moderator, one seat or a spectator saw
+it; `open_hand_replay`: as an open-hand spectator may see it now (docs/open-hand.md)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from kozyr.eventstore import RecordedEvent
 from kozyr.table.adapters.repository import deadline_of
-from kozyr.table.audit.games import AuditError, Data, NoSuchSeat, profile_of
+from kozyr.table.audit.games import AuditError, Data, NoOpenHand, NoSuchSeat, profile_of
 from kozyr.table.audit.text import describe_error, render_replay, step_text
 from kozyr.table.domain import model
 from kozyr.table.domain.history import history_data
@@ -96,8 +97,22 @@ class DealReplay:
 
 
 @dataclass(frozen=True, slots=True)
+class OpenHands:
+    """What an open-hand spectator's replay adds (docs/open-hand.md): every seat's hand
+    at log `version`, the one right before the move `delay` moves back (or the end)."""
+
+    delay: int
+    version: int
+    hands: tuple[tuple[str, ...], ...]
+
+    def to_dict(self) -> Data:
+        return {"delay": self.delay, "version": self.version, "hands": list(self.hands)}
+
+
+@dataclass(frozen=True, slots=True)
 class Replay:
-    """A whole table as one viewer (None: the moderator) may see it."""
+    """A whole table as one viewer may see it: the moderator (no seat, not a spectator),
+    a seat, or a spectator (with `open_hands`: an open-hand one, cut at its delay)."""
 
     table_id: str
     game_id: str
@@ -110,12 +125,21 @@ class Replay:
     opening: tuple[Step, ...]
     deals: tuple[DealReplay, ...]
     ending: tuple[Step, ...]
+    spectator: bool = False
+    open_hands: OpenHands | None = None
+
+    @property
+    def moderator(self) -> bool:
+        """Every card and who sent each command: the moderator's replay."""
+        return self.seat is None and not self.spectator
 
     def to_dict(self) -> Data:
         return {
             "table_id": self.table_id,
             "game_id": self.game_id,
             "seat": self.seat,
+            "spectator": self.spectator,
+            "open_hands": None if self.open_hands is None else self.open_hands.to_dict(),
             "seats": list(self.seats),
             "options": self.options,
             "version": self.version,
@@ -145,9 +169,13 @@ def _decoded(events: Sequence[RecordedEvent]) -> Iterator[tuple[RecordedEvent, T
         yield event, table
 
 
-def replay(events: Sequence[RecordedEvent], seat: int | None = None) -> Replay:
+def replay(
+    events: Sequence[RecordedEvent], seat: int | None = None, *, spectator: bool = False
+) -> Replay:
     """The game deal by deal; every card for the moderator (seat None), or only what
-    `seat` saw: each game event passes through the game's `redact` for that seat."""
+    `seat` saw — or, `spectator`, what a spectator saw: each game event passes through
+    the game's `redact` for that viewer, as GetHistory's does."""
+    moderator = seat is None and not spectator
     if not events:
         raise AuditError("the stream holds no events")
     opening: list[Step] = []
@@ -157,10 +185,10 @@ def replay(events: Sequence[RecordedEvent], seat: int | None = None) -> Replay:
     for event, table in _decoded(events):
         profile = profile_of(table.game_id)
         _check_seat(table, seat)
-        data = _as_seen(table, event, seat)
+        data = _as_seen(table, event, seat, moderator)
         if data is None:
             continue
-        origin = Origin.of(event) if seat is None else None
+        origin = Origin.of(event) if moderator else None
         step = Step(
             event.position, event.type, data, origin, table.game_id, event.recorded_at.isoformat()
         )
@@ -185,7 +213,26 @@ def replay(events: Sequence[RecordedEvent], seat: int | None = None) -> Replay:
         opening=tuple(opening),
         deals=tuple(DealReplay(n, start, tuple(steps)) for n, start, steps in deals),
         ending=tuple(ending),
+        spectator=spectator,
     )
+
+
+def open_hand_replay(events: Sequence[RecordedEvent]) -> Replay:
+    """What an open-hand spectator may see of the table now (docs/open-hand.md): the
+    spectator's replay cut where his view is — right before the move the table's delay
+    moves back, the whole table once it is over — with every seat's hand there; the
+    same cut as GetTable's and GetHistory's `open_hand`. NoOpenHand at a table without
+    the option."""
+    tables = [table for _, table in _decoded(events)]
+    if not tables:
+        raise AuditError("the stream holds no events")
+    final = tables[-1]
+    if final.open_hand_delay <= 0:
+        raise NoOpenHand("this table has no open-hand spectating (its open_hand_delay is 0)")
+    shown = final.open_hand_version()
+    cut = replay(events[:shown], spectator=True)
+    hands = OpenHands(final.open_hand_delay, shown, model.open_hands(tables[shown - 1]))
+    return replace(cut, open_hands=hands)
 
 
 def _check_seat(table: Table, seat: int | None) -> None:
@@ -193,9 +240,9 @@ def _check_seat(table: Table, seat: int | None) -> None:
         raise NoSuchSeat(f"there is no seat {seat}: this table has seats 0-{len(table.seats) - 1}")
 
 
-def _as_seen(table: Table, event: RecordedEvent, seat: int | None) -> Data | None:
+def _as_seen(table: Table, event: RecordedEvent, seat: int | None, moderator: bool) -> Data | None:
     """The event's data for the viewer: whole for the moderator, else exactly what the
-    table service's GetHistory gives that seat (`history_data`: table events are
-    public, game events pass the game's redaction; None: the seat never learnt of it)."""
-    data = history_data(table, event, seat, full=seat is None)
+    table service's GetHistory gives that seat or a spectator (`history_data`: table
+    events are public, game events pass the game's redaction; None: never learnt of)."""
+    data = history_data(table, event, seat, full=moderator)
     return None if data is None else dict(data)

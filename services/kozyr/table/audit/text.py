@@ -191,11 +191,15 @@ def render_replay(r: Replay) -> str:
     """The human-readable replay: one line per step, each with its time (date and
     zone), seats with their players' names, deals as blocks, the result last."""
     profile = profile_of(r.game_id)
-    viewer = (
-        "moderator (every card)"
-        if r.seat is None
-        else f"seat {r.seat} ({player_name(r.seats[r.seat])}), what it saw"
-    )
+    if r.seat is not None:
+        viewer = f"seat {r.seat} ({player_name(r.seats[r.seat])}), what it saw"
+    elif r.open_hands is not None:
+        viewer = (
+            f"open-hand spectator, {r.open_hands.delay} moves behind: what he may see now "
+            f"(up to #{r.open_hands.version})"
+        )
+    else:
+        viewer = "spectator, what he saw" if r.spectator else "moderator (every card)"
     players = ", ".join(f"{s}: {player_name(p)}" for s, p in enumerate(r.seats))
     shown_by = openers(all_steps(r))
 
@@ -216,6 +220,12 @@ def render_replay(r: Replay) -> str:
         lines += ["", *header, *lines_of(deal.steps, "  ")]
     lines += ["", *lines_of(r.ending, "")]
     lines.append(result_line(profile, r.result, r.over))
+    if r.open_hands is not None:
+        lines.append(f"Open hands at #{r.open_hands.version}:")
+        lines += [
+            f"  seat {seat} ({player_name(r.seats[seat])}): {' '.join(hand) or '-'}"
+            for seat, hand in enumerate(r.open_hands.hands)
+        ]
     return "\n".join(lines) + "\n"
 
 
