@@ -251,8 +251,10 @@ class Table:
         deadline (the clock's ExpireTurn). Computer seats are the service's own, so
         their seeds would protect no one from it: they are never waited for.
         """
+        if self.seed_window <= 0 or self.deals:  # every move but the first deal's: cheap
+            return ()
         upcoming = self.next_seeding  # deal 1's, while no deal is dealt
-        if self.seed_window <= 0 or self.deals or upcoming is None:
+        if upcoming is None:
             return ()
         return tuple(
             seat
