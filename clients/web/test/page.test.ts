@@ -8,7 +8,7 @@ import { ActionSchema, Contract } from "../src/gen/kozyr/table/v1/actions_pb.js"
 import { TableViewSchema } from "../src/gen/kozyr/table/v1/views_pb.js";
 import { actionLabel, cardAction, defaultMarks, marking, markedAction, myTurn, playableCards } from "../src/page/moves.js";
 import { clockLine, clockSeconds } from "../src/page/render.js";
-import { cardName, contractName, label, parseLang } from "../src/page/texts.js";
+import { cardName, contractName, label, parseLang, phaseName } from "../src/page/texts.js";
 
 const play = (code: string) => create(ActionSchema, { action: { case: "playCard", value: { card: { code } } } });
 const cards = (...codes: string[]) => codes.map((code) => ({ code }));
@@ -54,6 +54,13 @@ describe("moves", () => {
     assert.deepEqual([...playableCards(view)], ["QS"]);
     assert.equal(marking(view), false);
     assert.deepEqual(cardAction(view, "7C"), play("7C"));
+  });
+
+  test("the first deal's seed window is never the player's turn (the session seeds)", () => {
+    const view = view358([], [0, 2]);
+    view.turn!.kind = "client_seed";
+    assert.equal(myTurn(view), false);
+    assert.equal(phaseName("client_seed", "it"), "Semi della prima mano");
   });
 
   test("out of turn: nothing playable, a click still sends the play", () => {

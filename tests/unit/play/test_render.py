@@ -49,7 +49,7 @@ def test_the_first_deals_seed_window_is_named_in_every_language() -> None:
     view = tfe_view(kind="client_seed", seats=[0, 2], turn=2)
     view.turn.deadline.FromDatetime(NOW + timedelta(seconds=9))
     lines = {lang: render.turn_line(view, lang, NOW).plain for lang in Lang}
-    assert lines[Lang.EN] == "YOUR TURN · Seeds for the first deal · 9 s · Turn 2"
+    assert lines[Lang.EN] == "Waiting for ana (you), bob · Seeds for the first deal · 9 s · Turn 2"
     assert "Semințele primei împărțiri" in lines[Lang.RO]
     assert "Semi della prima mano" in lines[Lang.IT]
 

@@ -23,6 +23,9 @@ export const CONTRACT_CODES: Record<Contract, string> = {
 
 type Case = NonNullable<Action["action"]["case"]>;
 /** The decisions made by marking several cards, then sending them. */
+/** The table's own turn while the first deal waits for the players' client seeds. */
+export const CLIENT_SEED = "client_seed";
+
 const MARKING: ReadonlySet<Case> = new Set<Case>(["discard", "lead", "beat"]);
 
 /** The view's own hand (either game). */
@@ -33,8 +36,15 @@ export function hand(view: TableView): string[] {
 }
 
 /** Whether the table waits for this seat now. */
+/** Whether the player must act now. Never in the first deal's "client_seed" turn: the
+ * session sends the seat's client seed by itself, so there is nothing to do but wait. */
 export function myTurn(view: TableView): boolean {
-  return view.seat !== undefined && !view.finished && (view.turn?.seats ?? []).includes(view.seat);
+  return (
+    view.seat !== undefined &&
+    !view.finished &&
+    view.turn?.kind !== CLIENT_SEED &&
+    (view.turn?.seats ?? []).includes(view.seat)
+  );
 }
 
 /** The kinds of move the view lists ("playCard", "lead" …). */

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 from kozyr.api.common.v1 import cards_pb2
 from kozyr.api.table.v1 import actions_pb2, views_pb2
 from kozyr.client.games import UnknownGame, action_of, game_view, plugin_of
+from kozyr.games.decider import CLIENT_SEED
 
 CARD_MOVES = {
     "play": "play_card",
@@ -52,8 +53,15 @@ def hand(view: views_pb2.TableView) -> list[str]:
 
 
 def is_mine(view: views_pb2.TableView) -> bool:
-    """Whether the view's seat is one of the seats to act now."""
-    return view.HasField("seat") and view.seat in view.turn.seats and not view.finished
+    """Whether the view's seat is one of the seats to act now. Never for the first
+    deal's `client_seed` turn: the session sends the seat's seed by itself, so the
+    player has nothing to do but wait for the deal."""
+    return (
+        view.HasField("seat")
+        and view.seat in view.turn.seats
+        and view.turn.kind != CLIENT_SEED
+        and not view.finished
+    )
 
 
 def turn_moves(view: views_pb2.TableView) -> list[actions_pb2.Action]:
