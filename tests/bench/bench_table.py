@@ -109,7 +109,7 @@ from kozyr.table.service import SERVICE_NAME
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # run as a script
 from tests.bench import watching
-from tests.bench.capped import capped
+from tests.bench.capped import capped, core_share
 from tests.bench.floor import FloorProcess, FloorResult, run_floor
 from tests.support.tables import PlayerClient
 
@@ -897,7 +897,7 @@ def parse_arguments() -> argparse.Namespace:
     )
     parser.add_argument(
         "--client-cpu",
-        type=float,
+        type=core_share,
         default=0.5,
         help="target 4: this process's CPU cap in cores during those runs (a cpu cgroup)",
     )

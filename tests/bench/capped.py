@@ -10,6 +10,7 @@ says why not and the run goes on uncapped, saying so in its figures.
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import os
 from collections.abc import Iterator
@@ -42,6 +43,21 @@ class Hierarchy:
             if (self.v2 and controllers == "") or "cpu" in controllers.split(","):
                 return self.root / path.lstrip("/")
         return self.root
+
+
+def core_share(text: str) -> float:
+    """A `--client-cpu` value: a share of one core above 0 and at most the machine's
+    cores (the kernel would turn 0 or less into its least quota, 1 ms a period)."""
+    try:
+        share = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of cores: {text!r}") from None
+    cores = os.cpu_count() or 1
+    if not 0 < share <= cores:
+        raise argparse.ArgumentTypeError(
+            f"a share of the CPU above 0 and at most this machine's {cores} cores, got {text}"
+        )
+    return share
 
 
 def hierarchy(root: Path = ROOT) -> Hierarchy | str:

@@ -8,6 +8,8 @@ bound, and the clients' CPU cap (a real cgroup where one is writable).
 
 from __future__ import annotations
 
+import argparse
+import os
 import random
 import subprocess
 import sys
@@ -19,7 +21,7 @@ import pytest
 from prometheus_client import CollectorRegistry, Histogram, generate_latest
 
 from kozyr.runtime.metrics import GC_PAUSE_SECONDS
-from tests.bench.capped import PERIOD_US, Hierarchy, capped, hierarchy
+from tests.bench.capped import PERIOD_US, Hierarchy, capped, core_share, hierarchy
 from tests.bench.floor import move_request, parse_push, push
 from tests.bench.watching import GcPauses, Law, Result, Samples, WatchedTable, percentile
 
@@ -148,3 +150,14 @@ def test_gc_pauses_between_two_readings_are_counted_summed_and_bounded() -> None
     assert between.longest("0") == 0.001
     assert between.longest("1") == 0.0
     assert between.summary().startswith("gen0 2 in 1 ms (longest ≤ 1 ms), gen2 2 in 60 ms")
+
+
+@pytest.mark.parametrize("text", ["0", "-0.5", "nan", "half", str((os.cpu_count() or 1) + 1)])
+def test_a_client_cpu_cap_that_no_cgroup_can_mean_is_refused(text: str) -> None:
+    with pytest.raises(argparse.ArgumentTypeError):
+        core_share(text)
+
+
+def test_a_client_cpu_cap_within_the_machine_is_taken() -> None:
+    assert core_share("0.5") == 0.5
+    assert core_share(str(os.cpu_count() or 1)) == (os.cpu_count() or 1)
