@@ -42,6 +42,7 @@ from kozyr.api.table.v1 import views_pb2
 from kozyr.games.cards import JokerColor, Rank, Suit, card, joker
 from kozyr.games.translations import card_name
 from kozyr.texts import Lang
+from tests.support.tables import moves_back
 
 CARD = re.compile(r"(?:10|[2-9JQKA])[CDHS]|JK-(?:red|black|gray)")
 """A card in the text format of kozyr.common.v1.Card, as a whole JSON string."""
@@ -543,8 +544,7 @@ def open_hand_limit(game: str, admin: Sequence[LoggedEvent], delay: int, live: i
     """The newest log version an open-hand view may show while the table is at `live`:
     the one right before the move `delay` moves back, 1 (nothing dealt) before the table
     has had that many."""
-    moves = [e.version for e in admin if e.version <= live and e.type in MOVE_EVENTS[game]]
-    return moves[-delay] - 1 if len(moves) >= delay else 1
+    return moves_back([e.version for e in admin if e.type in MOVE_EVENTS[game]], delay, live)
 
 
 def _open_hand_problems(

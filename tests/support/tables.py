@@ -138,3 +138,11 @@ async def khozor_tables(
         )
         yield app, created.table
         seed += 1
+
+
+def moves_back(moves: Sequence[int], delay: int, live: int) -> int:
+    """The log version an open-hand view may show at `live` (docs/open-hand.md), the
+    tests' own statement of it: right before the move `delay` moves back among the log
+    positions `moves`, 1 (nothing dealt) before the table has had that many."""
+    made = [m for m in moves if m <= live]
+    return made[-delay] - 1 if len(made) >= delay else 1

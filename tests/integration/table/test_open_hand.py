@@ -18,7 +18,7 @@ from kozyr.client import TableClient
 from kozyr.runtime.auth import BOTS_SUBJECT, Role
 from kozyr.runtime.errors import error_details
 from tests.integration.table.conftest import RunningTableService
-from tests.support.tables import KHOZOR_PLAYERS, token
+from tests.support.tables import KHOZOR_PLAYERS, moves_back, token
 
 pytestmark = pytest.mark.integration
 
@@ -63,12 +63,6 @@ async def _open_table(target: str, delay: int) -> str:
         return created.table_id
 
 
-def _moves_back(made: list[int], live: int) -> int:
-    """The log version right before the move DELAY moves back (1 before DELAY moves)."""
-    moves = [m for m in made if m <= live]
-    return moves[-DELAY] - 1 if len(moves) >= DELAY else 1
-
-
 async def test_the_open_hand_view_is_the_table_delay_moves_ago_with_every_hand(
     table_service: RunningTableService,
 ) -> None:
@@ -89,7 +83,7 @@ async def test_the_open_hand_view_is_the_table_delay_moves_ago_with_every_hand(
             recorded[live] = await _hands(admin, table_id)
             view = await stranger.get_table(table_id, open_hand=True)
             assert view.open_hand.delay == DELAY
-            assert view.open_hand.log_version == _moves_back(made, live)
+            assert view.open_hand.log_version == moves_back(made, DELAY, live)
             assert all(h.seat == i for i, h in enumerate(view.open_hand.hands))
             if view.open_hand.log_version in recorded:
                 assert _shown(view) == recorded[view.open_hand.log_version]
@@ -102,7 +96,7 @@ async def test_the_open_hand_view_is_the_table_delay_moves_ago_with_every_hand(
         assert compared >= 12 - DELAY, "each view shows the table right before a move"
         final = await stranger.get_table(table_id, open_hand=True)
         live = await _log_version(admin, table_id)
-        assert final.open_hand.log_version == _moves_back(made, live) > 1
+        assert final.open_hand.log_version == moves_back(made, DELAY, live) > 1
         # the stream shows the same views, the delay behind, every hand shown, up to now
         async with asyncio.timeout(60):
             while streamed[-1].version < final.version:

@@ -18,7 +18,7 @@ from kozyr.table.app import Actor, TableApp
 from kozyr.table.domain import model
 from kozyr.table.domain.model import Table
 from kozyr.table.edge.shown import ViewCache
-from tests.support.tables import KHOZOR_PLAYERS
+from tests.support.tables import KHOZOR_PLAYERS, moves_back
 
 DELAY = 4
 ACTOR = Actor("moderator", "admin")
@@ -77,12 +77,6 @@ async def _by_version(app: TableApp, table_id: str) -> dict[int, Hands]:
     return hands
 
 
-def _moves_back(made: list[int], version: int) -> int:
-    """The version right before the move DELAY moves back at `version` (1 before)."""
-    moves = [m for m in made if m <= version]
-    return moves[-DELAY] - 1 if len(moves) >= DELAY else 1
-
-
 async def test_at_every_version_the_open_hand_view_shows_the_hands_delay_moves_before() -> None:
     app, table = await _table()
     made: list[int] = []
@@ -92,7 +86,7 @@ async def test_at_every_version_the_open_hand_view_shows_the_hands_delay_moves_b
     for version in sorted(truth):  # as the table was at each version, and back again
         live = await app.tables.at_version(table.table_id, version)
         shown = live.open_hand_version()
-        assert shown == _moves_back(made, version)
+        assert shown == moves_back(made, DELAY, version)
         past = await app.tables.at_version(table.table_id, shown)
         view = views.open_hand(past, live.open_hand_delay).view
         assert view.open_hand.log_version == shown
@@ -100,8 +94,10 @@ async def test_at_every_version_the_open_hand_view_shows_the_hands_delay_moves_b
         assert tuple(tuple(sorted(h.cards)) for h in view.open_hand.hands) == truth[shown]
         assert [h.seat for h in view.open_hand.hands] == list(range(len(KHOZOR_PLAYERS)))
         assert view.version == past.version_for(None)
-    assert any(truth[v] != truth[_moves_back(made, v)] for v in truth), "the delay hid nothing"
-    assert len({_moves_back(made, v) for v in truth}) > 2, "the view moved on"
+    assert any(truth[v] != truth[moves_back(made, DELAY, v)] for v in truth), (
+        "the delay hid nothing"
+    )
+    assert len({moves_back(made, DELAY, v) for v in truth}) > 2, "the view moved on"
 
 
 async def test_signal_taps_and_seat_events_bring_no_card_closer() -> None:
