@@ -9,7 +9,6 @@ or the bots names it: they know it only by its plugin's `GameInfo`."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import itertools
 from collections.abc import AsyncIterator
 
@@ -57,8 +56,11 @@ async def play_seat(target: str, table_id: str, player: str, seat: int) -> views
             if view.finished:
                 return view
             if view.turn.kind == CLIENT_SEED and seat in view.turn.seats:  # as clients do
-                with contextlib.suppress(grpc.aio.AioRpcError):  # the other seeded last
+                try:
                     await client.set_client_seed(table_id, view.next_deal.number)
+                except grpc.aio.AioRpcError as error:  # the other seeded last: dealt
+                    if error.code() is not grpc.StatusCode.FAILED_PRECONDITION:
+                        raise
                 continue
             if seat not in view.turn.seats or not view.legal_actions:
                 continue
