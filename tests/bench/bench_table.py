@@ -531,9 +531,10 @@ def on_main_thread(frames: list[str]) -> bool:
 def hotspots(collapsed: Path, main_share: float, top: int = 25) -> None:
     """The functions the service's main thread spent its samples in: self (innermost) and
     inclusive. py-spy counts grpc's poller thread as busy whenever it waits inside grpc's
-    native completion queue (15 % of the samples, 2026-12-03), yet /proc shows that
-    thread spending next to nothing: the shares are of the main thread's samples, and
-    the main thread's share of the process's CPU is printed beside them, from /proc."""
+    native completion queue (15 % of the samples, 2026-12-03), while /proc showed every
+    thread but the main one together spending 4–14 % of the process's CPU: the shares
+    are of the main thread's samples, and the main thread's share of the process's CPU
+    is printed beside them, from /proc."""
     own: dict[str, int] = {}
     inclusive: dict[str, int] = {}
     total = other = 0

@@ -1,8 +1,9 @@
 """The bench's service profile reads the main thread, and says how much of the CPU that is.
 
 py-spy counts grpc's poller thread busy whenever it waits in grpc's native completion
-queue, though /proc shows it spending next to nothing; a profile that mixed its samples
-in charged 15 % of a move to a thread that did not run (docs/benchmarks.md, issue 25).
+queue: 15 % of the samples, while /proc showed all threads but the main one spending
+4–14 % of the CPU together; a profile that mixed those samples in charged a move's CPU
+to a thread that was mostly waiting (docs/benchmarks.md, issue 25).
 """
 
 from __future__ import annotations
