@@ -16,7 +16,7 @@ import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, Literal
 
 from kozyr.eventstore import (
     Append,
@@ -44,7 +44,6 @@ from kozyr.table.domain import decision, model, seeding
 from kozyr.table.domain.decision import Decision
 from kozyr.table.domain.model import (
     COMPUTER,
-    SEAT_EVENTS,
     SeatControl,
     SeatControlChanged,
     SeatPresenceChanged,
@@ -112,14 +111,19 @@ class Outcome:
 
 @dataclass(frozen=True, slots=True)
 class _Planned:
-    """What `_commit` keeps of a decision while it is appended: the table before (None:
-    a creation) and after, the game events, and the deadline recorded with them."""
+    """What `_commit` keeps of a decision while it is appended: the table after, the
+    deadline recorded with its events, and the kind of command that made them (the
+    metrics' label)."""
 
-    before: Table | None
     after: Table
-    events: tuple[Any, ...]
     deadline: str | None
+    kind: CommandKind
 
+
+CommandKind = Literal["create", "move", "expire", "seat", "seed"]
+"""What made an append, as `kozyr_table_commands_total` labels it: named by the use case
+that appends, never guessed from the events (a client seed that completes a deal appends
+the deal too, and a clock expiry appends an ordinary move)."""
 
 Plan = Callable[[Table], Decision | Settled[Table]]
 """A use case's decision on a table: the events to append, or `Settled(table)` when
@@ -248,7 +252,7 @@ class TableApp:
             seed_window if self._seed_scheme == seeding.CLIENT_SEEDS else 0,
         )
         opened = decision.draw_chance(model.start(created), [created], self._new_seed)
-        append = self._append_of(None, opened, request_id, actor)
+        append = self._append_of(None, opened, request_id, actor, "create")
         try:
             appended = await self._decide_and_append(
                 table_id,
@@ -298,7 +302,9 @@ class TableApp:
             self._check_taps(table, planned.events)
             return planned
 
-        return await self._commit(table_id, plan, request_id, actor, fingerprint(command))
+        return await self._commit(
+            table_id, plan, request_id, actor, fingerprint(command), kind="move"
+        )
 
     async def _commit(
         self,
@@ -308,7 +314,7 @@ class TableApp:
         actor: Actor,
         key: str,
         *,
-        expiry: bool = False,
+        kind: CommandKind,
     ) -> Outcome:
         """Plan the change on the table, append it; only a lost race is retried
         (`kozyr.eventstore.decide_and_append`).
@@ -321,14 +327,15 @@ class TableApp:
         ever given on the log's word: one planned on the held table is planned again on
         the loaded one. A refusal on the log's table first asks the store whether this
         very request was applied already (a client's retry after a lost reply): then
-        the first result is the answer. `expiry`: the clock's default move of a turn.
+        the first result is the answer. `kind`: what the command is (an "expire" is the
+        clock's default move of a turn).
         """
 
         def decide(table: Table) -> Append[_Planned] | Settled[Table]:
             planned = plan(table)
             if isinstance(planned, Settled):
                 return planned
-            return self._append_of(table, planned, request_id, actor, expiry=expiry)
+            return self._append_of(table, planned, request_id, actor, kind)
 
         decided = await self._decide_and_append(
             table_id,
@@ -415,7 +422,7 @@ class TableApp:
             return self._decide(table, table.game.default_command(table.state, seat))
 
         key = expiry_key(turn_number)
-        outcome = await self._commit(table_id, plan, key, actor, key, expiry=True)
+        outcome = await self._commit(table_id, plan, key, actor, key, kind="expire")
         if not outcome.applied:
             if outcome.table.is_over:  # maybe the retry of the expiry that ended the game
                 await self._renote(outcome.table)
@@ -437,7 +444,9 @@ class TableApp:
             event = SeatControlChanged(seat, control)
             return Decision((event,), model.apply(table, event, table.turn_deadline))
 
-        return await self._commit(table_id, plan, request_id, actor, f"{seat}:{control}")
+        return await self._commit(
+            table_id, plan, request_id, actor, f"{seat}:{control}", kind="seat"
+        )
 
     async def set_seat_presence(
         self, table_id: str, seat: int, online: bool, *, request_id: str, actor: Actor
@@ -455,7 +464,9 @@ class TableApp:
             event = SeatPresenceChanged(seat, online)
             return Decision((event,), model.apply(table, event, table.turn_deadline))
 
-        return await self._commit(table_id, plan, request_id, actor, f"{seat}:online={online}")
+        return await self._commit(
+            table_id, plan, request_id, actor, f"{seat}:online={online}", kind="seat"
+        )
 
     async def set_client_seed(
         self,
@@ -497,7 +508,7 @@ class TableApp:
             return decision.draw_chance(seeded, [event], self._new_seed)
 
         key = fingerprint(seeding.ClientSeedSet(seat, deal, client_seed))
-        return await self._commit(table_id, plan, request_id, actor, key)
+        return await self._commit(table_id, plan, request_id, actor, key, kind="seed")
 
     # ------------------------------------------------------------------ internals
 
@@ -516,13 +527,12 @@ class TableApp:
         planned: Decision,
         request_id: str,
         actor: Actor,
-        *,
-        expiry: bool = False,
+        kind: CommandKind,
     ) -> Append[_Planned]:
         """One command's events to append at `before`'s version, with the turn that
         follows and its deadline in the metadata, and the public table events they make
-        (`kozyr.table.domain.public`) queued in the same transaction. `expiry`: the clock's
-        default move of `before`'s turn (its public events say the turn expired)."""
+        (`kozyr.table.domain.public`) queued in the same transaction. An "expire" is the
+        clock's default move of `before`'s turn (its public events say the turn expired)."""
         after, events = planned.after, planned.events
         turn = after.turn
         deadline = self._deadline(before, after, turn)
@@ -533,11 +543,12 @@ class TableApp:
             "turn": _turn_json(turn),
             "deadline": deadline,
         }
-        public = public_events(before, after, events, _parse_deadline(deadline), expired=expiry)
+        expired = kind == "expire"
+        public = public_events(before, after, events, _parse_deadline(deadline), expired=expired)
         return Append(
             expected_version=0 if before is None else before.version,
             events=[NewEvent(*model.encode(event)) for event in events],
-            value=_Planned(before, after, tuple(events), deadline),
+            value=_Planned(after, deadline, kind),
             metadata=metadata,
             messages=outbox_messages(after.table_id, public),
         )
@@ -567,8 +578,8 @@ class TableApp:
         if result.duplicate:
             return await self._repeated(table_id)
         planned = appended.decision.value
-        before, after = planned.before, planned.after
-        metrics.appended(after.game_id, _kind(before, planned.events), len(result.events))
+        after = planned.after
+        metrics.appended(after.game_id, planned.kind, len(result.events))
         stored = replace(after, turn_deadline=_parse_deadline(planned.deadline))
         stored = model.stamped(stored, result.events[-1].recorded_at)
         assert stored.version == result.version, "the fold and the log agree on the version"
@@ -618,17 +629,6 @@ def expiry_key(turn_number: int) -> str:
 
 def _parse_deadline(deadline: str | None) -> datetime | None:
     return datetime.fromisoformat(deadline) if deadline is not None else None
-
-
-def _kind(before: Table | None, events: Sequence[Any]) -> str:
-    """The metrics label of an append: what kind of command made it."""
-    if before is None:
-        return "create"
-    if all(isinstance(e, SEAT_EVENTS) for e in events):
-        return "seat"
-    if all(isinstance(e, seeding.ClientSeedSet) for e in events):
-        return "seed"
-    return "move"
 
 
 def _is_open(table: Table, turn_number: int) -> bool:

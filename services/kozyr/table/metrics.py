@@ -11,7 +11,7 @@ from prometheus_client import Counter
 
 COMMANDS = Counter(
     "kozyr_table_commands_total",
-    "Commands appended to table streams, by game and kind (create, move, expire, seat).",
+    "Commands appended to table streams, by game and kind (create, move, expire, seat, seed).",
     ["game", "kind"],
 )
 EVENTS = Counter(
