@@ -24,6 +24,9 @@ Guarantees (details and failure cases in docs/eventstore.md, "Relay"):
   dropped by the server.
 - Entries are events and the messages queued with them (the public table events):
   both are published in outbox order, messages with `Nats-Msg-Id` = their message id.
+- Reads again at once only after a full batch or a wake-up since its read: a short batch
+  was everything queued before it, and whatever is queued after it wakes the relay (one
+  read a move, not two, when moves come one at a time).
 - Wakes when the store says something was queued: the store calls every reader of its
   own process after each append, and a relay that does not lead passes that on to the
   leader (`OutboxReader.wake_leader`: a NOTIFY outside any append, once for however many
@@ -83,6 +86,8 @@ class RelayStats:
     duplicates: int = 0
     """Publications JetStream acknowledged as repeats (dropped by `Nats-Msg-Id`)."""
     batches: int = 0
+    reads: int = 0
+    """Reads of the outbox, empty ones included (one per batch when idle between moves)."""
     sessions: int = 0
     failures: int = 0
     leader: bool = False
@@ -296,13 +301,14 @@ class OutboxRelay:
         self.stats.leader = True
         log.info("outbox relay is the leader")
         while not self._stopping.is_set():
-            if await self._relay_batch(reader, acks) == 0:
-                await self._pause(self._idle_interval)
+            if await self._relay_batch(reader, acks) < self._batch_size:
+                await self._pause(self._idle_interval)  # at once if woken since the read
 
     def _notified(self) -> None:
         self._wake.set()
 
     async def _relay_batch(self, reader: OutboxReader, acks: _Acks) -> int:
+        self.stats.reads += 1
         entries = await reader.pending(self._batch_size)
         if not entries:
             return 0

@@ -319,6 +319,38 @@ async def test_an_append_in_the_leaders_own_process_wakes_it(
         await wait_until(published, "the woken relay publishes", limit=60)
 
 
+async def test_appends_one_at_a_time_cost_one_outbox_read_each(
+    migrated_url: str, nats_url: str, subject_root: str, store: PostgresEventStore
+) -> None:
+    """A batch shorter than the batch size was everything queued before its read: the
+    relay then waits for a wake-up instead of reading the outbox again to find it empty
+    (a read a move, not two, at a player's pace); a full batch is followed at once by the
+    next read. A read is counted as it starts and a published batch before the relay
+    next yields, so the counts are exact whenever this test looks."""
+    streams = new_streams(3)
+    await append_rounds(store, streams, rounds=1)  # 6 entries before the relay starts
+    relay = OutboxRelay(
+        store,
+        nats_url,
+        categories=TABLE_CATEGORIES,
+        subject_root=subject_root,
+        batch_size=4,
+        idle_interval=600,
+    )
+    async with running(relay):
+        for round_ in range(3):
+            expected = 6 + 2 * round_
+
+            async def published(count: int = expected) -> bool:
+                return relay.stats.published == count
+
+            await wait_until(published, f"{expected} entries published", limit=20)
+            assert relay.stats.reads == 2 + round_, "a full batch, then one read per wake-up"
+            if round_ < 2:
+                await append_rounds(store, streams[:1], rounds=1, offset=round_ + 1)
+        assert relay.stats.batches == 4
+
+
 async def test_an_append_in_another_process_wakes_the_leader_through_that_process_relay(
     migrated_url: str, nats_url: str, subject_root: str, store: PostgresEventStore
 ) -> None:
