@@ -77,6 +77,9 @@ class Card:
         return self.joker is not None
 
     def __str__(self) -> str:
+        interned = _TEXTS.get(id(self))
+        if interned is not None:
+            return interned
         if self.joker is not None:
             return f"JK-{self.joker.value}"
         assert self.rank is not None
@@ -91,10 +94,17 @@ class Card:
 
 
 _INTERNED: dict[str, Card] = {}
+_TEXTS: dict[int, str] = {}
+"""Each interned card's text by its `id`: `str` is on every hot path (views, events,
+fingerprints), and building it reads two enum values (a Python-level property each).
+An interned card lives as long as the process, so no other card can take its id."""
 
 
 def _intern(c: Card) -> Card:
-    return _INTERNED.setdefault(str(c), c)
+    text = str(c)
+    found = _INTERNED.setdefault(text, c)
+    _TEXTS.setdefault(id(found), text)
+    return found
 
 
 def card(rank: Rank, suit: Suit) -> Card:

@@ -68,6 +68,21 @@ def test_cards_are_interned_and_equal_to_fresh_instances() -> None:
     assert hash(fresh) == hash(parse_card("AS"))
 
 
+def test_a_card_built_by_hand_has_its_own_text_whatever_was_interned_before() -> None:
+    """Interned cards keep their text by id; a card built by hand (a fresh object, maybe at
+    the address of one freed a moment ago) is never read from that table."""
+    for _ in range(200):  # each call builds a throwaway card before finding the interned one
+        card(Rank.ACE, Suit.SPADES)
+        joker(JokerColor.RED)
+    for rank in Rank:
+        for suit in Suit:
+            built = Card(rank, suit)
+            assert str(built) == f"{rank.value}{suit.value}"
+            assert str(card(rank, suit)) == str(built)
+    for color in JokerColor:
+        assert str(Card(None, None, color)) == f"JK-{color.value}" == str(joker(color))
+
+
 def test_suit_order_clubs_lowest_spades_highest() -> None:
     assert [s.order for s in (Suit.CLUBS, Suit.DIAMONDS, Suit.HEARTS, Suit.SPADES)] == [0, 1, 2, 3]
     assert [s.symbol for s in Suit] == ["♣", "♦", "♥", "♠"]
