@@ -64,14 +64,14 @@ async def test_one_constructor_call_builds_the_strict_view(
     assert any(v.turn.HasField("deadline") for v in fast.values())
 
 
+@pytest.mark.parametrize("game_id", [three_five_eight.GAME_ID, khozor_teams.GAME_ID])
 async def test_views_shown_from_one_frame_per_version_are_each_viewers_own(
-    monkeypatch: pytest.MonkeyPatch,
+    game_id: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """For a game with a `seat_view` (Khözör), `ViewCache` builds what the viewers of a
-    version share once (`_Frame`) and merges each viewer's own part in: byte for byte
+    """For a game with a `seat_view` (both games), `ViewCache` builds what the viewers of
+    a version share once (`_Frame`) and merges each viewer's own part in: byte for byte
     the view `table_view` builds for it alone, a spectator's included — and never by
     falling back to it."""
-    game_id = khozor_teams.GAME_ID
     tables = await tables_of(game_id)
     viewers: list[int | None] = [None, *range(len(PLAYERS[game_id]))]
     alone = {(t.version, s): table_view(t, s) for t in tables for s in viewers}

@@ -75,7 +75,7 @@ from kozyr.games.three_five_eight.texts import (
     TURN_KIND_NAMES,
 )
 from kozyr.games.three_five_eight.transitions import evolve, evolve_all
-from kozyr.games.three_five_eight.views import VIEW_KEYS, redact, view
+from kozyr.games.three_five_eight.views import VIEW_KEYS, redact, seat_view, view
 
 
 def initial_state(options: Mapping[str, Any]) -> State:
@@ -156,6 +156,7 @@ __all__ = [
     "legal_commands",
     "redact",
     "result",
+    "seat_view",
     "standing",
     "turn",
     "view",

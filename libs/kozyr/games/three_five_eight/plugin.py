@@ -257,6 +257,7 @@ PLUGIN: GamePlugin[g.State, g.Command, g.Event] = GamePlugin(
     commands=COMMANDS,
     action_of=action_of,
     view_message="kozyr.table.v1.ThreeFiveEightView",
+    seat_view=g.seat_view,
     fair_deal=fair_deal,
     audit=AUDIT,
     info=INFO,

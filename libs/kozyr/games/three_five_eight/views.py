@@ -108,7 +108,6 @@ def view(state: State, seat: int | None) -> dict[str, Any]:
     d = state.deal
     out: dict[str, Any] = {
         "game_id": GAME_ID,
-        "seat": seat,
         "options": options_json(state.options),
         "phase": state.phase.value,
         "turn": {"number": t.number, "kind": t.kind, "seats": list(t.seats)},
@@ -133,11 +132,33 @@ def view(state: State, seat: int | None) -> dict[str, Any]:
         "totals": list(state.totals),
         "result": _result_json(state) if state.phase is Phase.OVER else None,
     }
-    out.update(_deal_view(state, d, seat))
+    out.update(_deal_view(state, d))
+    out.update(seat_view(state, seat))
     return out
 
 
-def _deal_view(state: State, d: DealState | None, seat: int | None) -> dict[str, Any]:
+def seat_view(state: State, seat: int | None) -> dict[str, Any]:
+    """The keys of `view` that differ from viewer to viewer (None: the spectator's), as
+    `view` shows them: a seat's own hand, the declarer's talon and discards, the
+    exchange's cards for their giver and receiver. The rest is the same for the three
+    seats and the spectators, so a table builds it once per version
+    (`GamePlugin.seat_view`)."""
+    _check_viewer(seat)
+    d = state.deal
+    if d is None:
+        return {"seat": seat, "hand": [], "talon": None, "discards": None, "exchange": None}
+    is_declarer = seat == d.declarer
+    return {
+        "seat": seat,
+        "hand": [] if seat is None else _sorted(visible_hand(d, seat)),
+        "talon": _cards(d.talon) if is_declarer and d.talon_taken else None,
+        "discards": _cards(d.discards) if is_declarer and d.discards else None,
+        "exchange": _exchange_view(d, seat) if d.transfers else None,
+    }
+
+
+def _deal_view(state: State, d: DealState | None) -> dict[str, Any]:
+    """The deal's part of `view` that every viewer shares (`seat_view` has the rest)."""
     if d is None:
         return {
             "dealer": None,
@@ -148,22 +169,17 @@ def _deal_view(state: State, d: DealState | None, seat: int | None) -> dict[str,
             "trump": None,
             "targets": None,
             "tricks": [0] * SEATS,
-            "hand": [],
             "hand_counts": [0] * SEATS,
             "talon_count": 0,
-            "talon": None,
-            "discards": None,
             "discard_count": 0,
             "trick": [],
             "trick_leader": None,
             "tricks_played": 0,
             "last_trick": None,
-            "exchange": None,
             "deal_commitment": None,
             "deal_seed": None,
         }
     declarer = d.declarer
-    is_declarer = seat == declarer
     return {
         "dealer": d.dealer,
         "declarer": declarer,
@@ -173,17 +189,13 @@ def _deal_view(state: State, d: DealState | None, seat: int | None) -> dict[str,
         "trump": None if d.trump is None else d.trump.value,
         "targets": None if d.contract is None else list(scoring.targets(d.contract, d.dealer)),
         "tricks": list(d.tricks),
-        "hand": [] if seat is None else _sorted(visible_hand(d, seat)),
         "hand_counts": [len(h) for h in d.hands],
         "talon_count": 0 if d.talon_taken else len(d.talon),
-        "talon": _cards(d.talon) if is_declarer and d.talon_taken else None,
-        "discards": _cards(d.discards) if is_declarer and d.discards else None,
         "discard_count": len(d.discards),
         "trick": [{"seat": (d.leader + i) % SEATS, "card": str(c)} for i, c in enumerate(d.trick)],
         "trick_leader": d.leader if state.phase is Phase.PLAY else None,
         "tricks_played": len(d.completed),
         "last_trick": _last_trick(d),
-        "exchange": _exchange_view(d, seat) if d.transfers else None,
         "deal_commitment": d.commitment,
         "deal_seed": d.seed.hex() if d.seed_revealed else None,
     }

@@ -4,12 +4,12 @@ and serialised once, and shared by every reply and stream that shows it (issue 2
 A move is shown to every stream of the table: each seat's view, and the spectators'.
 `ViewCache` keeps one `ShownView` per (table, version, viewer) — a seat's view and a
 spectator's (viewer None) are never the same entry. For a game whose views differ only
-in a few keys (`GamePlugin.seat_view`: Khözör's hand, signals and viewer), what the
+in a few keys (`GamePlugin.seat_view`: a seat's hand and what else only it sees), what the
 viewers of a version have in common is built once too (`_Frame`: the table's part and
 the rest of the game view, from the spectator's view), and each viewer's view is that
 message with its own part merged in: byte for byte what `table_view` builds for it
-alone (tests/unit/table/test_table_views.py), which remains the way for every other
-game and for anything that does not fit.
+alone (tests/unit/table/test_table_views.py), which remains the way for a game without
+a `seat_view` and for anything that does not fit.
 """
 
 from __future__ import annotations
@@ -141,8 +141,9 @@ class _Frame:
     """What every viewer's view of one version of a table whose game has a `seat_view`
     shares, built once: a TableView holding the table's part and the game view without
     the viewers' own keys (`own`, taken from the spectator's view: nothing in it is
-    hidden from anyone). For a game without one, sharing the table's part alone saved
-    nothing measurable (tests/bench/bench_views.py): `table_view` builds each viewer's.
+    hidden from anyone). For a game without one `table_view` builds each viewer's: sharing
+    the table's part alone saved nothing measurable (tests/bench/bench_views.py), sharing
+    the game view too is what pays.
     """
 
     __slots__ = ("field", "message", "own", "public", "shared")
