@@ -109,6 +109,12 @@ class Outcome:
     applied: bool = True
 
 
+CommandKind = Literal["create", "move", "expire", "seat", "seed"]
+"""What made an append, as `kozyr_table_commands_total` labels it: named by the use case
+that appends, never guessed from the events (a client seed that completes a deal appends
+the deal too, and a clock expiry appends an ordinary move)."""
+
+
 @dataclass(frozen=True, slots=True)
 class _Planned:
     """What `_commit` keeps of a decision while it is appended: the table after, the
@@ -119,11 +125,6 @@ class _Planned:
     deadline: str | None
     kind: CommandKind
 
-
-CommandKind = Literal["create", "move", "expire", "seat", "seed"]
-"""What made an append, as `kozyr_table_commands_total` labels it: named by the use case
-that appends, never guessed from the events (a client seed that completes a deal appends
-the deal too, and a clock expiry appends an ordinary move)."""
 
 Plan = Callable[[Table], Decision | Settled[Table]]
 """A use case's decision on a table: the events to append, or `Settled(table)` when

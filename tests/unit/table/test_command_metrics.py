@@ -58,8 +58,9 @@ async def test_each_append_is_counted_once_under_the_use_case_that_made_it() -> 
     seat, command = choose(table, random.Random(7))
     actor = Actor(table.seats[seat], "player")
     table = (await app.submit(table.table_id, command, request_id="m1", actor=actor)).table
-    assert grown(before)["move"] == 1
-    assert grown(before).keys() == {"move", "events"}
+    moved = grown(before)
+    assert moved["move"] == 1
+    assert moved.keys() == {"move", "events"}
 
     before = counts()
     outcome = await app.set_seat_control(
@@ -74,8 +75,9 @@ async def test_each_append_is_counted_once_under_the_use_case_that_made_it() -> 
     turn = outcome.table.turn.number
     expired = await app.expire_turn(table.table_id, turn, CLOCK)
     assert expired.applied
-    assert grown(before)["expire"] == 1
-    assert grown(before).keys() == {"expire", "events"}
+    expiry = grown(before)
+    assert expiry["expire"] == 1
+    assert expiry.keys() == {"expire", "events"}
 
     before = counts()
     again = await app.expire_turn(table.table_id, turn, CLOCK)
