@@ -16,7 +16,6 @@ import pytest
 
 from kozyr.api.common.v1 import games_pb2
 from kozyr.api.table.v1 import table_service_pb2 as pb
-from kozyr.api.table.v1 import views_pb2
 from kozyr.runtime.auth import Role
 from kozyr.runtime.interceptors import call_metadata
 from kozyr.table.domain.model import Table
@@ -54,7 +53,7 @@ async def test_streams_of_one_viewer_share_one_build_and_its_bytes(
     builds: Counter[tuple[str, int, int | None]] = Counter()
     real_build = shown.ViewCache._build
 
-    def counted(cache: shown.ViewCache, table: Table, seat: int | None) -> views_pb2.TableView:
+    def counted(cache: shown.ViewCache, table: Table, seat: int | None) -> shown.ShownView:
         builds[(table.table_id, table.version, seat)] += 1
         return real_build(cache, table, seat)
 

@@ -4,11 +4,13 @@ spectator at every version of whole games (legal moves, deadlines, deal records)
 
 from __future__ import annotations
 
+import itertools
 import random
 from typing import Any
 
 import pytest
 
+from kozyr.api.table.v1 import views_pb2
 from kozyr.eventstore import InMemoryEventStore
 from kozyr.games import khozor_teams, three_five_eight
 from kozyr.table.app import Actor, TableApp
@@ -93,3 +95,42 @@ async def test_views_shown_from_one_frame_per_version_are_each_viewers_own(
                 (table.version, seat)
             ].SerializeToString(deterministic=True), (table.version, seat)
     assert frames == [t.version for t in tables], "one frame per version, for every viewer"
+    unchanged = _contents_tell_views_apart(cache, tables, viewers)
+    if game_id == khozor_teams.GAME_ID:
+        assert unchanged, "another team's signal changes nothing a seat sees"
+
+
+def _contents_tell_views_apart(
+    cache: shown.ViewCache, tables: list[Table], viewers: list[int | None]
+) -> int:
+    """A stream sends a view when its `content` differs from the last one sent: equal
+    contents must mean the same view but for its version, and a change the viewer can see
+    must change them (a framed view's content is its bytes without the version). Returns
+    how many (version, viewer) showed nothing new."""
+    unchanged = 0
+    for before, after in itertools.pairwise(tables):
+        for seat in viewers:
+            old, new = cache.shown(before, seat), cache.shown(after, seat)
+            same = _without_version(old.view) == _without_version(new.view)
+            assert (old.content == new.content) == same, (after.version, seat)
+            unchanged += same
+    return unchanged
+
+
+def _without_version(view: views_pb2.TableView) -> bytes:
+    copy = views_pb2.TableView()
+    copy.CopyFrom(view)
+    copy.version = 0
+    return copy.SerializeToString(deterministic=True)
+
+
+@pytest.mark.parametrize("size", [0, 1, 100, 126, 127, 128, 129, 255, 256, 16_383, 16_384, 70_000])
+def test_a_framed_view_parses_as_its_parts_merged_at_any_length(size: int) -> None:
+    """`ShownView.framed` writes the view's length itself (a varint): every length a
+    view may have, across the varint's byte boundaries, parses back whole."""
+    shared = views_pb2.TableView(table_id="t" * size, hints_allowed=True)
+    own = views_pb2.TableView(seat=2)
+    framed = shown.ShownView.framed(shared.SerializeToString(), own, 9)
+    assert framed.view == views_pb2.TableView(
+        table_id="t" * size, hints_allowed=True, seat=2, version=9
+    )

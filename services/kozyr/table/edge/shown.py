@@ -6,10 +6,11 @@ A move is shown to every stream of the table: each seat's view, and the spectato
 spectator's (viewer None) are never the same entry. For a game whose views differ only
 in a few keys (`GamePlugin.seat_view`: a seat's hand and what else only it sees), what the
 viewers of a version have in common is built once too (`_Frame`: the table's part and
-the rest of the game view, from the spectator's view), and each viewer's view is that
-message with its own part merged in: byte for byte what `table_view` builds for it
-alone (tests/unit/table/test_table_views.py), which remains the way for a game without
-a `seat_view` and for anything that does not fit.
+the rest of the game view, from the spectator's view) and serialised once, and each
+viewer's view is those bytes followed by its own part's (`ShownView.framed`): parsed,
+exactly what `table_view` builds for it alone (tests/unit/table/test_table_views.py),
+which remains the way for a game without a `seat_view` and for anything that does not
+fit.
 """
 
 from __future__ import annotations
@@ -146,12 +147,13 @@ class _Frame:
     the game view too is what pays.
     """
 
-    __slots__ = ("field", "message", "own", "public", "shared")
+    __slots__ = ("field", "message", "own", "public", "shared", "wire")
 
     def __init__(self, table: Table, seat_view: Callable[[Any, int | None], dict[str, Any]]):
         self.public = table.game.view(table.state, None)
         self.own = frozenset(seat_view(table.state, None))
         self.shared: views_pb2.TableView | None = None
+        self.wire: bytes | None = None  # `shared` serialised, once its first viewer needs it
         fast = game_view_fields(table.game_id, self.public)
         self.field = "" if fast is None else fast[0]
         if fast is None:
@@ -164,9 +166,10 @@ class _Frame:
             return
         self.message = type(getattr(self.shared, self.field))
 
-    def view(self, table: Table, seat: int | None) -> views_pb2.TableView | None:
-        """`seat`'s view: the shared part with its own merged in; None where its own part
-        does not fit as data (then `table_view` builds it, strictly)."""
+    def shown(self, table: Table, seat: int | None) -> ShownView | None:
+        """`seat`'s view: its own part after the shared part's bytes (`ShownView.framed`);
+        None where its own part does not fit as data (then `table_view` builds it,
+        strictly)."""
         plugin = table.plugin
         if self.shared is None or plugin.seat_view is None:
             return None
@@ -178,39 +181,63 @@ class _Frame:
         actions = [dict([plugin.action_of(c)]) for c in _moves(table, seat)]
         if not all(fits(actions_pb2.Action, a) for a in actions):
             return None
-        own: dict[str, Any] = {
-            "version": table.version_for(seat),
-            "legal_actions": actions,
-            self.field: mine,
-        }
+        own: dict[str, Any] = {"legal_actions": actions, self.field: mine}
         if seat is not None:
             own["seat"] = seat
         try:
             viewers = views_pb2.TableView(**own)
         except (TypeError, ValueError):
             return None
-        view = views_pb2.TableView()
-        view.CopyFrom(self.shared)
-        view.MergeFrom(viewers)  # the shared part has none of these fields: each is set as given
-        return view
+        if self.wire is None:
+            self.wire = self.shared.SerializeToString(deterministic=True)
+        return ShownView.framed(self.wire, viewers, table.version_for(seat))
 
 
 class ShownView:
     """One viewer's view of one table version, and its wire forms, each made at most once
-    and shared by every reply and every stream that shows it (never mutated)."""
+    and shared by every reply and every stream that shows it (never mutated).
 
-    __slots__ = ("_content", "_written", "view")
+    Either whole (`ShownView(view)`: the view built for its viewer alone, serialised as
+    it is) or framed (`framed`: its frame's shared bytes, then the viewer's own part's),
+    where the message itself is parsed only if a reply or GetTable asks for it.
+    """
+
+    __slots__ = ("_content", "_view", "_written")
 
     def __init__(self, view: views_pb2.TableView) -> None:
-        self.view = view
+        self._view: views_pb2.TableView | None = view
         self._content: bytes | None = None
         self._written: bytes | None = None
+
+    @classmethod
+    def framed(cls, shared: bytes, own: views_pb2.TableView, version: int) -> ShownView:
+        """The view that is `shared` (its frame's part, serialised) with `own` (the
+        viewer's part, without its version) and `version` merged in, made as bytes: a
+        message's serialisations one after another parse as the messages merged, and the
+        parts set disjoint fields (the game view, in both, merges field by field), so no
+        whole message is copied, merged or serialised per viewer. Byte for byte it
+        differs from the whole view's serialisation (fields out of number order); parsed
+        it is the same view (tests/unit/table/test_table_views.py)."""
+        shown = cls.__new__(cls)
+        shown._view = None
+        shown._content = shared + own.SerializeToString(deterministic=True)
+        body = shown._content + views_pb2.TableView(version=version).SerializeToString()
+        shown._written = _VIEW_TAG + _varint(len(body)) + body
+        return shown
+
+    @property
+    def view(self) -> views_pb2.TableView:
+        if self._view is None:  # framed: the message is what its bytes parse as
+            self._view = pb.WatchTableResponse.FromString(self.written).view
+        return self._view
 
     @property
     def content(self) -> bytes:
         """The view without its version: what a stream compares with the view it last
         sent. A change this viewer cannot see (the other team's signal) sends no new
-        view, so the stream does not even reveal *that* it happened."""
+        view, so the stream does not even reveal *that* it happened. Equal bytes always
+        mean equal views; a framed and a whole view never compare equal, which costs at
+        most one view sent again (a version whose own part does not fit as data)."""
         if self._content is None:
             copy = views_pb2.TableView()
             copy.CopyFrom(self.view)
@@ -225,6 +252,20 @@ class ShownView:
         if self._written is None:
             self._written = pb.WatchTableResponse(view=self.view).SerializeToString()
         return self._written
+
+
+_VIEW_TAG = bytes([pb.WatchTableResponse.DESCRIPTOR.fields_by_name["view"].number << 3 | 2])
+"""WatchTableResponse.view's key on the wire: its field number, wire type 2 (bytes)."""
+
+
+def _varint(value: int) -> bytes:
+    """`value` (≥ 0) as a protobuf varint: seven bits a byte, low first, high bit = more."""
+    out = bytearray()
+    while value > 0x7F:
+        out.append(value & 0x7F | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
 
 
 def _keep(entries: OrderedDict[Any, _V], key: Hashable, value: _V, size: int) -> _V:
@@ -269,7 +310,7 @@ class ViewCache:
         key = (table.table_id, table.version, seat)
         found = self._views.get(key)
         if found is None:
-            found = _keep(self._views, key, ShownView(self._build(table, seat)), self._size)
+            found = _keep(self._views, key, self._build(table, seat), self._size)
         return found
 
     def view(self, table: Table, seat: int | None) -> views_pb2.TableView:
@@ -286,12 +327,12 @@ class ViewCache:
             found = _keep(self._views, key, ShownView(view), self._size)
         return found
 
-    def _build(self, table: Table, seat: int | None) -> views_pb2.TableView:
+    def _build(self, table: Table, seat: int | None) -> ShownView:
         seat_view = table.plugin.seat_view
         if seat_view is None:
-            return table_view(table, seat)
+            return ShownView(table_view(table, seat))
         key = (table.table_id, table.version)
         frame = self._frames.get(key)
         if frame is None:
             frame = _keep(self._frames, key, _Frame(table, seat_view), max(1, self._size // 4))
-        return frame.view(table, seat) or table_view(table, seat)
+        return frame.shown(table, seat) or ShownView(table_view(table, seat))
