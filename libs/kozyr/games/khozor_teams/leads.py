@@ -43,14 +43,24 @@ def is_set_play(cards: Sequence[Card]) -> bool:
 
 
 def holds_set(hand: Sequence[Card], kind: SignalKind) -> bool:
-    """Whether the hand contains a 3-set or 5-set, ignoring the hand-size timing limits.
+    """Whether the hand contains a 3-set or 5-set, ignoring the hand-size timing limits."""
+    return kind in sets_held(hand)
+
+
+def sets_held(hand: Sequence[Card]) -> frozenset[SignalKind]:
+    """The sets (3 and 5) the hand contains, from one count of its pairs: every seat's
+    legal moves list its true signals at every version (`moves.legal_commands`).
 
     Enough ordinary cards for the play and enough pairs among them suffice: the
     odd card(s) can be any other ordinary card.
     """
-    size = SIGNAL_SIZE[kind]
     ordinary = [c for c in hand if c.joker is None]
-    return len(ordinary) >= size and pair_count(ordinary) >= PAIRS_NEEDED[size]
+    pairs = pair_count(ordinary)
+    return frozenset(
+        kind
+        for kind, size in SIGNAL_SIZE.items()
+        if len(ordinary) >= size and pairs >= PAIRS_NEEDED[size]
+    )
 
 
 def _pairs(ordinary: Sequence[Card]) -> list[tuple[Card, Card]]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from kozyr.games.cards import Card
-from kozyr.games.khozor_teams.leads import holds_set
+from kozyr.games.khozor_teams.leads import holds_set, sets_held
 from kozyr.games.khozor_teams.messages import SignalCleared, SignalSet, ToggleSignal
 from kozyr.games.khozor_teams.model import (
     SEATS,
@@ -28,7 +28,7 @@ SIGNAL_KINDS = (SignalKind.THREE_SET, SignalKind.FIVE_SET)
 
 def true_signals(hand: Sequence[Card]) -> frozenset[SignalKind]:
     """The signals this hand may set (what a computer player announces)."""
-    return frozenset(kind for kind in SIGNAL_KINDS if holds_set(hand, kind))
+    return sets_held(hand).intersection(SIGNAL_KINDS)
 
 
 def decide_toggle(state: State, command: ToggleSignal) -> list[SignalSet | SignalCleared]:
