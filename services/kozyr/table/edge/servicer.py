@@ -153,9 +153,12 @@ class TableServicer(pb_grpc.TableServiceServicer):
             return table.version, shown.content
         return 0, b""
 
-    async def SubmitAction(
+    async def SubmitAction(  # type: ignore[override]  # it returns the serialised response
         self, request: pb.SubmitActionRequest, context: grpc.aio.ServicerContext
-    ) -> pb.SubmitActionResponse:
+    ) -> bytes:
+        """The move, and the mover's view after it as a serialised SubmitActionResponse:
+        the bytes its WatchTable streams write (`ShownView.written`: the view is field 1
+        of both responses), with `duplicate` after them when set."""
         prefer_request_language(request.language)
         principal = current_principal()
         table_id = validation.table_id(request.table_id)
@@ -179,9 +182,8 @@ class TableServicer(pb_grpc.TableServiceServicer):
             check=lambda t: access.acting_seat(principal, t, requested),
             acting_person=seat if principal.role is Role.PLAYER else None,
         )
-        return pb.SubmitActionResponse(
-            view=self.views.view(outcome.table, seat), duplicate=outcome.duplicate
-        )
+        written = self.views.shown(outcome.table, seat).written
+        return written + _DUPLICATE if outcome.duplicate else written
 
     async def GetHistory(
         self, request: pb.GetHistoryRequest, context: grpc.aio.ServicerContext
@@ -298,18 +300,26 @@ class TableServicer(pb_grpc.TableServiceServicer):
         return listing.response(found, size, query)
 
 
+_DUPLICATE = pb.SubmitActionResponse(duplicate=True).SerializeToString()
+"""SubmitActionResponse.duplicate set, on the wire: appended to a view's bytes."""
+
+
 def add_to_server(servicer: TableServicer, server: grpc.aio.Server) -> None:
-    """Register the service as generated, except that WatchTable's responses are written
-    as the servicer yields them: already serialised, once per viewer and version
-    (`ShownView.written`), however many streams show them. On the wire they are the
-    same `WatchTableResponse`; only who serialises them changes."""
+    """Register the service as generated, except that WatchTable's and SubmitAction's
+    responses are written as the servicer gives them: already serialised, once per
+    viewer and version (`ShownView.written`), however many streams and replies show
+    them. On the wire they are the same responses; only who serialises them changes."""
     generated = _Registration()
     pb_grpc.add_TableServiceServicer_to_server(servicer, cast(grpc.aio.Server, generated))
     handlers = dict(generated.handlers)
-    watch = handlers["WatchTable"]
+    watch, submit = handlers["WatchTable"], handlers["SubmitAction"]
+    # no response serializers: grpc writes bytes as they are
     handlers["WatchTable"] = grpc.unary_stream_rpc_method_handler(
         watch.unary_stream, request_deserializer=watch.request_deserializer
-    )  # no response serializer: grpc writes bytes as they are
+    )
+    handlers["SubmitAction"] = grpc.unary_unary_rpc_method_handler(
+        submit.unary_unary, request_deserializer=submit.request_deserializer
+    )
     server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(SERVICE, handlers),))
     server.add_registered_method_handlers(SERVICE, handlers)
 
