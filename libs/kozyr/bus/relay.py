@@ -341,13 +341,9 @@ class OutboxRelay:
         by_stream: dict[str, list[_Pending]] = {}
         for item in pending:
             by_stream.setdefault(item.entry.stream, []).append(item)
-        streams = list(by_stream.values())
-        if len(streams) == 1:  # at a player's pace, a batch is one move: no task to gather
-            outcomes = [await self._publish_stream(acks, streams[0])]
-        else:
-            outcomes = await asyncio.gather(
-                *(self._publish_stream(acks, items) for items in streams)
-            )
+        outcomes = await asyncio.gather(
+            *(self._publish_stream(acks, items) for items in by_stream.values())
+        )
         acknowledged = sorted(position for done, _ in outcomes for position in done)
         failures = [failure for _, failure in outcomes if failure is not None]
         return acknowledged, failures[0] if failures else None
