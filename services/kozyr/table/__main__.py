@@ -14,14 +14,16 @@ from kozyr.table import workers
 from kozyr.table.service import REQUIRED_SETTINGS, TableService
 from kozyr.table.settings import TableSettings
 
-GC_THRESHOLDS = (10_000, 10, 100)
+GC_THRESHOLDS = (10_000, 3, 330)
 """Python's collector (default 700, 10, 10) runs a full collection every ~70,000 net
 allocations, and a full collection walks the whole heap: with 10,000 watch streams open
 that is 0.8-1.6 s that every call in flight waits out (docs/benchmarks.md, issue 13).
-Here a young collection waits for 10,000 objects and the middle one for ten of those
-(pauses measured ≤ 100 ms with the same 10,000 streams), and a full one is ~140 times
-rarer. What is alive once the service is up (modules, descriptors, settings) is frozen
-out of every collection."""
+Here a young collection waits for 10,000 objects, and the middle one for three of those:
+a middle collection walks what survived the young ones since the last, so three keep
+its pause short (~20-50 ms at 1,000 tables in play, where ten made it 50-100 ms and cost
+that tail ~10 ms of p99: docs/benchmarks.md, issue 25). A full one waits for 330 middle
+ones, ~1,000 young as before. What is alive once the service is up (modules,
+descriptors, settings) is frozen out of every collection."""
 
 
 async def run() -> None:
