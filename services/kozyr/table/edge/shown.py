@@ -140,9 +140,10 @@ def _timestamp(moment: datetime) -> dict[str, int]:
 
 class _Frame:
     """What every viewer's view of one version of a table whose game has a `seat_view`
-    shares, built once: a TableView holding the table's part and the game view without
-    the viewers' own keys (`own`, taken from the spectator's view: nothing in it is
-    hidden from anyone). For a game without one `table_view` builds each viewer's: sharing
+    shares, built once and serialised once (`wire`, which each viewer's own part follows):
+    a TableView holding the table's part and the game view without the viewers' own keys
+    (`own`, taken from the spectator's view: nothing in it is hidden from anyone). For a
+    game without one `table_view` builds each viewer's: sharing
     the table's part alone saved nothing measurable (tests/bench/bench_views.py), sharing
     the game view too is what pays.
     """
