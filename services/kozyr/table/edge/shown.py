@@ -140,21 +140,21 @@ def _timestamp(moment: datetime) -> dict[str, int]:
 
 class _Frame:
     """What every viewer's view of one version of a table whose game has a `seat_view`
-    shares, built once and serialised once (`wire`, which each viewer's own part follows):
-    a TableView holding the table's part and the game view without the viewers' own keys
-    (`own`, taken from the spectator's view: nothing in it is hidden from anyone). For a
-    game without one `table_view` builds each viewer's: sharing
-    the table's part alone saved nothing measurable (tests/bench/bench_views.py), sharing
-    the game view too is what pays.
+    shares, built and serialised once (`wire`, which each viewer's own part follows): a
+    TableView holding the table's part and the game view without the viewers' own keys
+    (`own`, taken from the spectator's view: nothing in it is hidden from anyone); None
+    where it does not fit as data (then `table_view` builds every view, strictly). For a
+    game without a `seat_view` `table_view` builds each viewer's: sharing the table's
+    part alone saved nothing measurable (tests/bench/bench_views.py), sharing the game
+    view too is what pays.
     """
 
-    __slots__ = ("field", "message", "own", "public", "shared", "wire")
+    __slots__ = ("field", "message", "own", "public", "wire")
 
     def __init__(self, table: Table, seat_view: Callable[[Any, int | None], dict[str, Any]]):
         self.public = table.game.view(table.state, None)
         self.own = frozenset(seat_view(table.state, None))
-        self.shared: views_pb2.TableView | None = None
-        self.wire: bytes | None = None  # `shared` serialised, once its first viewer needs it
+        self.wire: bytes | None = None
         fast = game_view_fields(table.game_id, self.public)
         self.field = "" if fast is None else fast[0]
         if fast is None:
@@ -162,17 +162,18 @@ class _Frame:
         fields = _table_fields(table)
         fields[self.field] = {k: v for k, v in fast[1].items() if k not in self.own}
         try:
-            self.shared = views_pb2.TableView(**fields)
+            shared = views_pb2.TableView(**fields)
         except (TypeError, ValueError):  # e.g. a number out of its field's range
             return
-        self.message = type(getattr(self.shared, self.field))
+        self.message = type(getattr(shared, self.field))
+        self.wire = shared.SerializeToString(deterministic=True)
 
     def shown(self, table: Table, seat: int | None) -> ShownView | None:
         """`seat`'s view: its own part after the shared part's bytes (`ShownView.framed`);
         None where its own part does not fit as data (then `table_view` builds it,
         strictly)."""
         plugin = table.plugin
-        if self.shared is None or plugin.seat_view is None:
+        if self.wire is None or plugin.seat_view is None:
             return None
         part = plugin.seat_view(table.state, seat)
         wire = plugin.view_to_wire({**self.public, **part})  # as a whole view is
@@ -189,8 +190,6 @@ class _Frame:
             viewers = views_pb2.TableView(**own)
         except (TypeError, ValueError):
             return None
-        if self.wire is None:
-            self.wire = self.shared.SerializeToString(deterministic=True)
         return ShownView.framed(self.wire, viewers, table.version_for(seat))
 
 
@@ -249,7 +248,8 @@ class ShownView:
     @property
     def written(self) -> bytes:
         """The view's `WatchTableResponse`, serialised: what every stream of its viewer
-        writes (`servicer.add_to_server`: WatchTable's responses go out as given)."""
+        writes, and the mover's SubmitActionResponse too (the view is field 1 of both;
+        `servicer.add_to_server`: their responses go out as given)."""
         if self._written is None:
             self._written = pb.WatchTableResponse(view=self.view).SerializeToString()
         return self._written
