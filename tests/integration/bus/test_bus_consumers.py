@@ -24,6 +24,7 @@ from kozyr.bus.streams import TABLE_CATEGORIES, ensure_event_streams, jetstream_
 from kozyr.bus.subjects import category_filter, event_type_filter, subject_for
 from kozyr.bus.work import MessageWorker, more_pending
 from kozyr.eventstore import InMemoryEventStore, NewEvent, RecordedEvent
+from tests.integration.bus.test_bus_relay import wait_until
 
 pytestmark = pytest.mark.integration
 
@@ -207,6 +208,12 @@ async def test_a_worker_scoops_only_when_jetstream_says_more_are_waiting(
     spec = spec_for(subject_root, durable="scoop")
     await ensure_consumer(js, spec)
     await publish_events(js, subject_root, ["CardPlayed", "CardPlayed"])
+
+    async def both_counted() -> bool:  # stored at the ack, counted by the consumer after
+        info = await js.consumer_info(spec.stream, spec.durable)
+        return bool(info.num_pending == 2)
+
+    await wait_until(both_counted, "the consumer counts both messages pending", limit=10)
     subscription = await js.pull_subscribe_bind(durable=spec.durable, stream=spec.stream)
     first = await subscription.fetch(1, timeout=2)
     assert more_pending(first)
