@@ -188,7 +188,9 @@ class GamePlugin(Generic[S, C, E]):
       MalformedAction. `action_of`: a player command → (field name, fields), for the
       legal moves a view lists.
     - `view_message`: the full name of the proto message of `rules.view`'s dict, after
-      `view_to_wire` (for a shape protobuf cannot hold).
+      `view_to_wire` (for a shape protobuf cannot hold). `view_to_wire` converts key by
+      key: a view's part converts as it does inside the whole view (the table converts
+      each viewer's `seat_view` part alone, and keeps no copy of the shared part).
     - `seat_view`: the keys of `rules.view(state, seat)` that differ from viewer to
       viewer, as that viewer sees them (None: the spectator's), when the rest of the
       view is the same for every viewer: `view(state, seat) == view(state, None) |

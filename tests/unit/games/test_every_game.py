@@ -73,7 +73,9 @@ def check_no_leak(plugin: AnyPlugin, state: Any, places: CardPlaces) -> None:
 
 def check_seat_view(plugin: AnyPlugin, state: Any) -> None:
     """A game's `seat_view` is all that differs between its viewers' views: each view is
-    the spectator's with those keys replaced (the table shares the rest among them)."""
+    the spectator's with those keys replaced (the table shares the rest among them), and
+    those keys convert to the wire alone as inside the whole view (the table converts
+    each viewer's part alone)."""
     if plugin.seat_view is None:
         return
     spectator = plugin.rules.view(state, None)
@@ -81,7 +83,10 @@ def check_seat_view(plugin: AnyPlugin, state: Any) -> None:
     for seat in [None, *range(plugin.rules.SEATS)]:
         own = plugin.seat_view(state, seat)
         assert set(own) == keys
-        assert plugin.rules.view(state, seat) == spectator | own, seat
+        whole = plugin.rules.view(state, seat)
+        assert whole == spectator | own, seat
+        wire = plugin.view_to_wire(whole)
+        assert dict(plugin.view_to_wire(own)) == {k: wire[k] for k in keys}, seat
 
 
 def check_wire_round_trip(plugin: AnyPlugin, seat: int, moves: list[Any]) -> None:

@@ -149,13 +149,13 @@ class _Frame:
     view too is what pays.
     """
 
-    __slots__ = ("field", "message", "own", "public", "wire")
+    __slots__ = ("field", "message", "own", "wire")
 
     def __init__(self, table: Table, seat_view: Callable[[Any, int | None], dict[str, Any]]):
-        self.public = table.game.view(table.state, None)
+        public = table.game.view(table.state, None)
         self.own = frozenset(seat_view(table.state, None))
         self.wire: bytes | None = None
-        fast = game_view_fields(table.game_id, self.public)
+        fast = game_view_fields(table.game_id, public)
         self.field = "" if fast is None else fast[0]
         if fast is None:
             return  # not as data: `table_view` builds each view, strictly
@@ -176,9 +176,10 @@ class _Frame:
         if self.wire is None or plugin.seat_view is None:
             return None
         part = plugin.seat_view(table.state, seat)
-        wire = plugin.view_to_wire({**self.public, **part})  # as a whole view is
-        mine = {k: wire[k] for k in self.own}
-        if part.keys() != self.own or not fits(self.message, mine):
+        if part.keys() != self.own:
+            return None
+        mine = dict(plugin.view_to_wire(part))  # key by key, as for a whole view
+        if not fits(self.message, mine):
             return None
         actions = [dict([plugin.action_of(c)]) for c in _moves(table, seat)]
         if not all(fits(actions_pb2.Action, a) for a in actions):
