@@ -18,7 +18,9 @@ GC_THRESHOLDS = (10_000, 3, 330)
 """Python's collector (default 700, 10, 10) runs a full collection every ~70,000 net
 allocations, and a full collection walks the whole heap: with 10,000 watch streams open
 that is 0.8-1.6 s that every call in flight waits out (docs/benchmarks.md, issue 13).
-Here a young collection waits for 10,000 objects, and the middle one for three of those:
+Here a young collection waits for 10,000 net allocations (allocations minus
+deallocations: as every move frees old views and table versions, the young generation
+then holds ~35-40k objects at 1,000 tables in play), and the middle one for three of those:
 a middle collection walks what survived the young ones since the last, so three keep
 its pause short (~20-50 ms at 1,000 tables in play, where ten made it 50-100 ms and cost
 that tail ~10 ms of p99: docs/benchmarks.md, issue 25). A full one waits for 330 middle
