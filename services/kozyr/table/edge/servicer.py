@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator
 from typing import Any, cast
 
 import grpc
@@ -93,11 +92,13 @@ class TableServicer(pb_grpc.TableServiceServicer):
         past = await self.app.tables.at_version(table.table_id, table.open_hand_version())
         return self.views.open_hand(past, table.open_hand_delay)
 
-    async def WatchTable(  # type: ignore[override]  # it yields the serialised responses
+    async def WatchTable(  # type: ignore[override]  # it writes the serialised responses
         self, request: pb.WatchTableRequest, context: grpc.aio.ServicerContext
-    ) -> AsyncIterator[bytes]:
+    ) -> None:
         """Every version the caller's viewer has not seen, as serialised WatchTableResponses
-        shared by every stream of the same viewer (`ShownView.written`, `add_to_server`)."""
+        shared by every stream of the same viewer (`ShownView.written`, `add_to_server`),
+        written with `context.write` (a coroutine, not an async generator: no generator
+        step and no `asend` object a push)."""
         table_id = validation.table_id(request.table_id)
         last = validation.version(request.from_version, "from_version")
         principal = current_principal()
@@ -124,7 +125,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
                             seat = access.viewer_seat(principal, table, requested)
                             shown = self.views.shown(table, seat)
                         if shown.content != sent:
-                            yield shown.written
+                            await context.write(shown.written)
                             sent = shown.content
                         last = table.version
                         continue
