@@ -23,8 +23,11 @@ MOVES = {three_five_eight.GAME_ID: 400, khozor_teams.GAME_ID: 250}
 
 
 async def tables_of(game_id: str) -> list[Table]:
-    """The table at every version of a game played with seeded random moves."""
-    app = TableApp(InMemoryEventStore())
+    """The table at every version of a game played with seeded random moves on seeded
+    deals: the same game every run (deals from the service's random seeds once made a
+    Khözör game in which no signal went unseen, and the test below failed by chance)."""
+    deals = random.Random(11)
+    app = TableApp(InMemoryEventStore(), new_seed=lambda: deals.randbytes(32))
     rng = random.Random(7)
     created = await app.create(
         request_id="create", game_id=game_id, options={}, seats=PLAYERS[game_id], actor=MATCHMAKER
